@@ -1,0 +1,1 @@
+"""BEF, the binary executable format: encoding, writer, reader, disassembler."""

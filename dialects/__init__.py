@@ -1,0 +1,71 @@
+"""Dialects (xDSL) and the MLIR text frontend.
+
+``make_context()`` builds an xDSL ``Context`` with every dialect the project
+knows registered lazily: our runtime dialects (one module each, in this
+package), the standard ``func/arith/scf/cf/tensor/linalg/memref`` dialects from
+xDSL, and out-of-tree dialects that come in through the ``tfrt.dialects``
+entry-point group.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+from typing import Callable
+
+from xdsl.context import Context
+from xdsl.ir import Dialect
+
+# name -> "module:attribute" of the Dialect object.  Explicit and lazy: a
+# dialect's module is imported only when a context first needs it.
+RUNTIME_DIALECTS: dict[str, str] = {
+    "tfrt": "tfrt.dialects.tfrt:TFRT",
+    "tfrt_test": "tfrt.dialects.tfrt_test:TFRT_TEST",
+    "tfrt_dht": "tfrt.dialects.tfrt_dht:TFRT_DHT",
+    "tfrt_sht": "tfrt.dialects.tfrt_sht:TFRT_SHT",
+    "coo": "tfrt.dialects.coo:COO",
+    "ts": "tfrt.dialects.ts:TS",
+    "btf": "tfrt.dialects.btf:BTF",
+    "corert": "tfrt.dialects.corert:CORERT",
+}
+
+STANDARD_DIALECTS: dict[str, str] = {
+    "builtin": "xdsl.dialects.builtin:Builtin",
+    "func": "xdsl.dialects.func:Func",
+    "arith": "xdsl.dialects.arith:Arith",
+    "scf": "xdsl.dialects.scf:Scf",
+    "cf": "xdsl.dialects.cf:Cf",
+    "tensor": "xdsl.dialects.tensor:Tensor",
+    "linalg": "xdsl.dialects.linalg:Linalg",
+    "memref": "xdsl.dialects.memref:MemRef",
+    "math": "xdsl.dialects.math:Math",
+}
+
+ENTRY_POINT_GROUP = "tfrt.dialects"
+
+
+def _load(spec: str) -> Callable[[], Dialect]:
+    def factory() -> Dialect:
+        module, attr = spec.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+    return factory
+
+
+def all_dialect_factories() -> dict[str, Callable[[], Dialect]]:
+    """Every known dialect, by name, as a zero-argument factory."""
+    factories = {n: _load(s) for n, s in {**STANDARD_DIALECTS, **RUNTIME_DIALECTS}.items()}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        factories.setdefault(ep.name, ep.load)
+    return factories
+
+
+def make_context(allow_unregistered: bool = False) -> Context:
+    """A fresh Context with every dialect registered (loaded on first use)."""
+    ctx = Context(allow_unregistered=allow_unregistered)
+    for name, factory in all_dialect_factories().items():
+        if name == "builtin":
+            ctx.load_dialect(factory())
+        elif name not in ctx.registered_dialect_names:
+            ctx.register_dialect(name, factory)
+    return ctx

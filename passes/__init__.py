@@ -1,0 +1,1 @@
+"""IR -> IR passes, one per module."""

@@ -1,0 +1,1 @@
+"""Command-line tools: thin main()s over library calls."""
