@@ -116,7 +116,7 @@ class SourceManager:
 # ---------------------------------------------------------------------------
 # -split-input-file
 
-SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
+SPLIT_MARKER = re.compile(r"^// -----[ \t]*$", re.MULTILINE)
 
 
 def split_input_file(text: str) -> list[tuple[str, int]]:
