@@ -33,6 +33,7 @@ from tfrt.diagnostics import (
     DiagnosticVerifier,
     SourceLoc,
     SourceManager,
+    split_input_file,
 )
 from tfrt.passes import pass_summaries
 
@@ -347,29 +348,6 @@ class Processor:
 # ---------------------------------------------------------------------------
 # main
 
-_SPLIT_LINE = re.compile(r"^// -----[ \t]*\r?$")
-
-
-def split_chunks(text: str) -> list[tuple[str, int]]:
-    """``-split-input-file``: chunks padded with newlines so that their line
-    numbers are the file's (the contract of
-    ``tfrt.diagnostics.split_input_file``).
-
-    Kept here because that function's marker regex (``\\s*$`` in MULTILINE
-    mode) also swallows blank lines after a marker, which shifts every line
-    of the next chunk up by one; switch back once it is fixed.
-    """
-    lines = text.split("\n")
-    chunks: list[tuple[str, int]] = []
-    start = 0
-    for index, line in enumerate(lines):
-        if _SPLIT_LINE.match(line):
-            chunks.append(("\n" * start + "\n".join(lines[start:index]) + "\n", start))
-            start = index + 1
-    chunks.append(("\n" * start + "\n".join(lines[start:]), start))
-    return chunks
-
-
 def _read_input(path: str) -> tuple[str, str]:
     if path == "-":
         return STDIN_NAME, sys.stdin.read()
@@ -474,7 +452,7 @@ def _main(argv: list[str], sources: SourceManager) -> int:
         dump_stream=sys.stderr,
     ))
 
-    chunks = split_chunks(text) if args.split_input_file else [(text, 0)]
+    chunks = split_input_file(text) if args.split_input_file else [(text, 0)]
     outputs: list[str] = []
     failed = False
     for chunk, _ in chunks:

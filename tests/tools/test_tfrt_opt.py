@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tfrt.tools.tfrt_opt import main, split_chunks
+from tfrt.diagnostics import split_input_file as split_chunks
+from tfrt.tools.tfrt_opt import main
 
 HERE = Path(__file__).parent
 PLUGIN = HERE / "pass_plugin.py"
