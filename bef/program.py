@@ -51,6 +51,35 @@ Location = Union[
 ]
 
 
+# Decoded attribute values (``BefFile.attribute``):
+#   integer -> int (i1 -> bool), float (f16/bf16/f32/f64) -> float,
+#   string -> str, type -> tfrt.bef.encoding.DType,
+#   fixed-width array -> read-only 1-D numpy array over the file's bytes
+#   (array of types -> tuple of DType; bf16 elements are ml_dtypes.bfloat16
+#   when that package imports, raw uint16 otherwise), dense -> read-only numpy ndarray over
+#   the file's bytes, #corert.shape -> ShapeValue, aggregate -> tuple of
+#   decoded elements, compiled-module symbol ref -> SymbolRefValue.
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeValue:
+    """A decoded ``#corert.shape<...>``: ``dims`` is None when unranked; -1 is
+    an unknown dimension."""
+
+    dims: tuple[int, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolRefValue:
+    """A decoded reference into a ``tfrt.compiled`` module: the symbol
+    (``@root::@nested...``) and the compiled module's text (generic form)."""
+
+    id: int  # sequential id of the compilation unit in the file
+    root: str
+    nested: tuple[str, ...]
+    module_text: str
+
+
 def file_line_col(loc: Location) -> FileLineColLocation | None:
     """The first file:line:col inside a location, as MLIR's findInstanceOf does."""
     if isinstance(loc, FileLineColLocation):
@@ -102,6 +131,10 @@ class Function:
     # Optional sections (None when the BEF file does not carry them).
     register_types: tuple[str, ...] | None = None
     attribute_names: list[tuple[str, ...]] | None = None  # per kernel, non-function attrs
+    # Our FunctionRefNames section (None when absent): per kernel, the
+    # attributes that held its function references, in function-list order,
+    # as (name, count, is_array); the kernel's regions follow them.
+    function_ref_names: list[tuple[tuple[str, int, bool], ...]] | None = None
 
 
 @dataclass
@@ -118,6 +151,8 @@ class BefFile:
     _attribute_decoder: Any = None  # callable(offset, type_code) -> value
     _location_decoder: Any = None  # callable(offset) -> Location
     source: Any = None  # the buffer (mmap or bytes) the file was read from
+    _aggregate_decoder: Any = None  # callable(offset) -> [(type_code, offset)]
+    locations_size: int = 0  # size of the Locations section (0: none)
 
     def function(self, name: str) -> Function | None:
         for f in self.functions:
@@ -139,4 +174,11 @@ class BefFile:
         return self._attribute_decoder(offset, type_code)
 
     def location(self, offset: int) -> Location:
+        """The location at a Locations-section offset; offsets at or past the
+        section's end (the writer's "virtual" offsets) are unknown."""
         return self._location_decoder(offset)
+
+    def aggregate_elements(self, offset: int) -> list[tuple[int, int]]:
+        """The (attribute type code, offset) of each element of the aggregate
+        attribute at ``offset``, for decoders that need the element types."""
+        return self._aggregate_decoder(offset)

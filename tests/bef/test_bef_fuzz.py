@@ -1,0 +1,105 @@
+"""Mutated BEF files: the reader either accepts them or raises BEFFormatError,
+never another exception, never a hang."""
+
+from __future__ import annotations
+
+import struct
+
+from bef_testing import SAMPLES, parse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tfrt.bef import encoding as enc
+from tfrt.bef.reader import BEFFormatError, read_bef
+from tfrt.bef.writer import write_bef
+
+BASES = [
+    write_bef(parse(SAMPLES["kitchen_sink"])),
+    write_bef(parse(SAMPLES["kitchen_sink"]), optional_sections=False),
+    write_bef(parse(SAMPLES["nested_regions"])),
+    write_bef(parse(SAMPLES["locations"])),
+]
+
+def section_ranges(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of every section payload of a well-formed file."""
+    out, pos = [], 3
+    while pos < len(data):
+        length, pos = enc.decode_vbr(data, pos + 1, len(data))
+        if length & 1:
+            pos += 1 + enc.padding_for(pos + 1, data[pos])
+        out.append((pos, pos + (length >> 1)))
+        pos += length >> 1
+    return out
+
+
+RANGES = {data: section_ranges(data) for data in BASES}
+
+HUGE_VBRS = [b"\xff" * 12, b"\x8f\xff\xff\xff\x7f", b"\x81\x80\x80\x80\x80\x00", b"\xff\xff\x7f"]
+
+
+@st.composite
+def mutations(draw):
+    base = draw(st.sampled_from(BASES))
+    data = bytearray(base)
+    if draw(st.booleans()):  # aim inside one section: values that mean something
+        start, end = draw(st.sampled_from([r for r in RANGES[base] if r[1] > r[0]]))
+        pos = draw(st.integers(start, end - 1))
+        value = draw(st.sampled_from([0, 1, 3, 8, 64, 65, 0x7FFF, 2**31, 2**62, -1, -2]))
+        width = draw(st.sampled_from([1, 2, 4, 8]))
+        data[pos : pos + width] = (value % (1 << (8 * width))).to_bytes(width, "little")
+    for _ in range(draw(st.integers(0, 3))):
+        n = len(data)
+        if n == 0:
+            break
+        pos = draw(st.integers(0, n - 1))
+        kind = draw(st.sampled_from(["flip", "truncate", "insert", "delete", "vbr", "u32", "byte"]))
+        if kind == "flip":
+            data[pos] ^= 1 << draw(st.integers(0, 7))
+        elif kind == "truncate":
+            del data[pos:]
+        elif kind == "insert":
+            data[pos:pos] = draw(st.binary(min_size=1, max_size=8))
+        elif kind == "delete":
+            del data[pos : pos + draw(st.integers(1, 16))]
+        elif kind == "vbr":
+            data[pos : pos + draw(st.integers(0, 3))] = draw(st.sampled_from(HUGE_VBRS))
+        elif kind == "u32":
+            aligned = pos & ~3
+            value = draw(st.sampled_from([0, 1, 2, 5, 0xFFFF, 0x7FFFFFFF, 0xFFFFFFFF, 0xCDCDCDCD]))
+            data[aligned : aligned + 4] = struct.pack("<I", value)
+        else:
+            data[pos] = draw(st.integers(0, 255))
+    return bytes(data)
+
+
+def exercise(data: bytes) -> None:
+    try:
+        bef = read_bef(data)
+    except BEFFormatError:
+        return
+    # What the reader accepted decodes without surprises.
+    for fn in bef.functions:
+        bef.location(fn.location)
+        for kernel in fn.kernels:
+            bef.location(kernel.location)
+            for offset in kernel.attrs:
+                if bef.attribute_types is not None:
+                    bef.attribute(offset)
+                else:
+                    for code in (enc.DType.I32, enc.AttrType.AGGREGATE, enc.AttrType.DENSE):
+                        try:
+                            bef.attribute(offset, code)
+                        except BEFFormatError:
+                            pass
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutations())
+def test_mutated_files_raise_only_bef_format_error(data):
+    exercise(data)
+
+
+def test_bases_are_valid():
+    for data in BASES:
+        exercise(data)
+        read_bef(data)
