@@ -1,0 +1,122 @@
+"""BEF kernels ``tfrt_tensor.<op>``: the device-dispatched tensor ops.
+
+Every op of ``tfrt.devices.ops`` (matmul, conv2d, relu, reduce_sum, ...) is a
+kernel named ``tfrt_tensor.<op>``.  The kernel runs the op on the device its
+first input lives on (a DenseHostTensor lives on ``cpu``), so one program runs
+on any device once its inputs were moved there with ``tfrt_tensor.to_device``::
+
+    %w  = tfrt_tensor.constant {value = dense<...> : tensor<1024x1024xf32>}
+    %g  = "tfrt_tensor.to_device"(%w) {device = "gpu:0"}
+    %y  = "tfrt_tensor.matmul"(%g, %g) {transpose_a = false, transpose_b = true}
+    %r  = "tfrt_tensor.relu"(%y)
+    %h  = "tfrt_tensor.to_host"(%r)          // resolves when the GPU is done
+
+Tensors are values: these kernels take no chains and never mutate inputs.
+Attributes are read positionally in name order (BEF stores an op's
+attributes sorted by name), so every attribute of an op must be written:
+integers and integer lists as i64 (MLIR's default for ``[1, 2]``), flags as
+i1, ``padding`` as a string, ``epsilon`` as f32, ``dtype`` as a type.
+See docs/tensors.md for the table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tfrt.devices.base import DeviceError
+from tfrt.devices.ops import OPS, device_of, run_op
+from tfrt.devices.registry import default_registry
+from tfrt.kernels.registry import KernelError, kernel
+from tfrt.tensor.host_tensor import DenseHostTensor, ScalarHostTensor, to_dense
+
+PREFIX = "tfrt_tensor."
+
+# Attribute name -> BEF attribute kind, shared by every op that uses the name.
+ATTR_KINDS = {
+    "transpose_a": "i1",
+    "transpose_b": "i1",
+    "keepdims": "i1",
+    "padding": "str",
+    "epsilon": "f32",
+    "dtype": "type",
+    "axis": "i64",
+    "axes": "i64[]",
+    "shape": "i64[]",
+    "perm": "i64[]",
+    "begin": "i64[]",
+    "size": "i64[]",
+    "strides": "i64[]",
+    "ksize": "i64[]",
+    "dilations": "i64[]",
+}
+
+
+def _as_device_tensor(t):
+    # Scalar and COO host tensors take part in ops as dense host tensors.
+    if isinstance(t, (ScalarHostTensor,)):
+        return to_dense(t)
+    return t
+
+
+def _make_kernel(op_name: str, attr_names: tuple[str, ...]):
+    n_attrs = len(attr_names)
+
+    def run(*values):
+        attrs = dict(zip(attr_names, values[:n_attrs]))
+        inputs = [_as_device_tensor(t) for t in values[n_attrs:]]
+        try:
+            results = run_op(device_of(inputs), op_name, inputs, attrs)
+        except DeviceError as exc:
+            raise KernelError(str(exc)) from None
+        return results[0] if len(results) == 1 else tuple(results)
+
+    run.__name__ = op_name
+    run.__doc__ = OPS[op_name].doc
+    return run
+
+
+for _op_name, _spec in OPS.items():
+    _names = tuple(sorted(_spec.attrs))
+    kernel(PREFIX + _op_name, attrs=tuple(ATTR_KINDS[n] for n in _names))(
+        _make_kernel(_op_name, _names)
+    )
+
+
+@kernel("tfrt_tensor.constant", attrs=("dense",))
+def constant(value):
+    """A DenseHostTensor holding a copy of a dense attribute."""
+    return DenseHostTensor.from_array(np.asarray(value), copy=True)
+
+
+@kernel("tfrt_tensor.to_device", attrs=("str",))
+def to_device(device_name, tensor):
+    """Copy a tensor to the device ``device`` (``cpu``, ``gpu:0``, ...); the copy is queued."""
+    try:
+        dst = default_registry().get(device_name)
+        src = device_of([tensor])
+        if src is dst:
+            return tensor
+        if not isinstance(tensor, DenseHostTensor):
+            # device -> device goes through the host; the wait happens on the
+            # source device's completion, never on this thread.
+            raise KernelError(
+                f"tfrt_tensor.to_device: copy {src.name} -> {dst.name} needs tfrt_tensor.to_host first"
+            )
+        return dst.copy_to_device(tensor)
+    except DeviceError as exc:
+        raise KernelError(str(exc)) from None
+
+
+@kernel("tfrt_tensor.to_host", kind="async")
+def to_host(frame):
+    """A DenseHostTensor copy of a device tensor; resolves when the device has finished."""
+    tensor = frame.arg(0)
+    if isinstance(tensor, DenseHostTensor):
+        frame.set_value(0, tensor)
+        return
+    try:
+        av = device_of([tensor]).copy_to_host(tensor)
+    except DeviceError as exc:
+        frame.report_error(str(exc))
+        return
+    frame.set_result(0, av)
