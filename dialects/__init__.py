@@ -27,6 +27,9 @@ RUNTIME_DIALECTS: dict[str, str] = {
     "ts": "tfrt.dialects.ts:TS",
     "btf": "tfrt.dialects.btf:BTF",
     "corert": "tfrt.dialects.corert:CORERT",
+    "tfrt_tensor": "tfrt.dialects.tfrt_tensor:TFRT_TENSOR",
+    "ht": "tfrt.dialects.ht:HT",
+    "proto": "tfrt.dialects.tfrt_test:PROTO",
 }
 
 STANDARD_DIALECTS: dict[str, str] = {
