@@ -1,0 +1,107 @@
+"""Work queues: the single-threaded queue's ordering, mstd threads, blocking work."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from tfrt.async_value import AsyncValue
+from tfrt.work_queue import (
+    MultiThreadedWorkQueue,
+    SingleThreadedWorkQueue,
+    WorkQueueError,
+    make_work_queue,
+)
+
+
+def test_names_and_parsing():
+    assert make_work_queue("s").name == "single-threaded"
+    q = make_work_queue("mstd:3,5")
+    try:
+        assert q.name == "Multi-threaded C++ work queue (3 threads, 5 blocking threads)"
+        assert q.parallelism == 3
+    finally:
+        q.shutdown()
+    q = make_work_queue("mstd:2")
+    try:
+        assert "(2 threads, 256 blocking threads)" in q.name
+    finally:
+        q.shutdown()
+    for bad in ("x", "s:1", "mstd:a", "mstd:0", "mstd:2,x"):
+        with pytest.raises(WorkQueueError):
+            make_work_queue(bad)
+
+
+def test_single_threaded_runs_nothing_until_await():
+    q = SingleThreadedWorkQueue()
+    seen = []
+    q.add_task(lambda: seen.append(1))
+    assert seen == []
+    q.quiesce()
+    assert seen == [1]
+
+
+def test_single_threaded_await_stops_when_resolved_and_keeps_order():
+    q = SingleThreadedWorkQueue()
+    seen = []
+    v = AsyncValue()
+    q.add_task(lambda: seen.append("a"))
+    q.add_task(lambda: (seen.append("b"), v.set_value(1)))
+    q.add_task(lambda: seen.append("c"))
+    q.await_values([v])
+    assert seen == ["a", "b"]  # "c" was taken in the batch but put back
+    q.add_task(lambda: seen.append("d"))
+    q.quiesce()
+    assert seen == ["a", "b", "c", "d"]
+
+
+def test_single_threaded_refuses_unqueued_blocking_work():
+    q = SingleThreadedWorkQueue()
+    task = lambda: None  # noqa: E731
+    assert q.add_blocking_task(task, allow_queuing=False) is task
+    assert q.add_blocking_task(task, allow_queuing=True) is None
+
+
+def test_single_threaded_await_waits_for_other_threads():
+    q = SingleThreadedWorkQueue()
+    v = AsyncValue()
+    threading.Timer(0.01, lambda: v.set_value(5)).start()
+    q.await_values([v])
+    assert v.get() == 5
+
+
+def test_multi_threaded_runs_tasks_and_quiesces():
+    q = MultiThreadedWorkQueue(2, 4)
+    try:
+        results = []
+        lock = threading.Lock()
+
+        def work(i):
+            with lock:
+                results.append(i)
+            if i < 50:
+                q.add_task(lambda: work(i + 50))
+
+        for i in range(50):
+            q.add_task(lambda i=i: work(i))
+        q.quiesce()
+        assert sorted(results) == list(range(100))
+        assert not q.is_in_worker_thread()
+    finally:
+        q.shutdown()
+
+
+def test_multi_threaded_blocking_pool_runs_in_parallel():
+    q = MultiThreadedWorkQueue(1, 8)
+    try:
+        done = [AsyncValue() for _ in range(4)]
+        start = time.perf_counter()
+        for v in done:
+            q.add_blocking_task(lambda v=v: (time.sleep(0.1), v.set_value(1)))
+        q.await_values(done)
+        assert time.perf_counter() - start < 0.35  # four sleeps overlapped
+        q.quiesce()
+    finally:
+        q.shutdown()

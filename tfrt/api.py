@@ -1,0 +1,189 @@
+"""Python API: load a BEF program and call its functions with Python/numpy values.
+
+    import tfrt.api as tfrt
+    prog = tfrt.load("add.bef")            # a path, BEF bytes, or a .mlir path/text
+    prog.call("add", 1, 2)                  # -> 3
+    futures = prog.call_async("add", 1, 2)  # -> [AsyncValue]; prog.wait(futures)
+
+Arguments are converted by the function's argument types (``i1`` -> bool,
+``i32``/``i64`` -> int checked for range, ``f32`` -> numpy.float32, ``f64`` ->
+float; other types pass through).  ``call`` returns None, one value, or a
+tuple; an error result raises :class:`ExecutionError`.  Runtime diagnostics
+(errors with the kernel's location) are kept in ``Program.diagnostics``.
+
+Loading a ``.mlir`` input imports the compiler (xDSL, lark); BEF input needs
+only the runtime.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+import numpy as np
+
+from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorInfo
+from tfrt.bef import program as bp
+from tfrt.executor import BEFFunction, BEFProgram, NativeFunction, set_recursion_limit
+from tfrt.host_context import (
+    DecodedDiagnostic,
+    ExecutionContext,
+    HostContext,
+    RequestContext,
+)
+
+__all__ = ["ExecutionError", "Program", "load"]
+
+
+class ExecutionError(RuntimeError):
+    """A function returned an error value."""
+
+    def __init__(self, function: str, info: ErrorInfo, diagnostics: Sequence[DecodedDiagnostic] = ()):
+        self.function = function
+        self.info = info
+        self.code = info.code
+        where = ""
+        for d in diagnostics:
+            if d.message == info.message and d.location is not None:
+                flc = bp.file_line_col(d.location)
+                if flc is not None:
+                    where = f" (at {flc.file}:{flc.line}:{flc.col})"
+        super().__init__(f"'{function}' failed: {info.message}{where}")
+
+
+def _to_i32(v: Any) -> int:
+    iv = int(v)
+    if not -(1 << 31) <= iv < (1 << 31):
+        raise OverflowError(f"{v} does not fit in i32")
+    return iv
+
+
+def _to_i64(v: Any) -> int:
+    iv = int(v)
+    if not -(1 << 63) <= iv < (1 << 63):
+        raise OverflowError(f"{v} does not fit in i64")
+    return iv
+
+
+_CONVERTERS = {
+    "i1": bool,
+    "i32": _to_i32,
+    "i64": _to_i64,
+    "f32": np.float32,
+    "f64": float,
+}
+
+
+def _unwrap(values: Sequence[Any]) -> Any:
+    if not values:
+        return None
+    if len(values) == 1:
+        return values[0]
+    return tuple(values)
+
+
+class Program:
+    """A loaded program: ``call``, ``call_async``, ``functions``."""
+
+    def __init__(self, program: BEFProgram, host: HostContext, diagnostics: list[DecodedDiagnostic]):
+        self._program = program
+        self.host = host
+        self.diagnostics = diagnostics
+        self._fns: dict[str, tuple[BEFFunction | NativeFunction, tuple]] = {}
+        for fn in program.functions:
+            if fn.name:
+                convs = tuple(_CONVERTERS.get(t) for t in fn.arg_types)
+                self._fns[fn.name] = (fn, convs)
+
+    @property
+    def functions(self) -> list[str]:
+        return [f.name for f in self._program.functions if f.name]
+
+    @property
+    def bef_program(self) -> BEFProgram:
+        return self._program
+
+    def signature(self, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        fn, _ = self._lookup(name)
+        return fn.arg_types, fn.result_types
+
+    def _lookup(self, name: str) -> tuple[Any, tuple]:
+        entry = self._fns.get(name)
+        if entry is None:
+            raise KeyError(f"no function named '{name}' (have: {', '.join(self._fns)})")
+        return entry
+
+    def _convert(self, fn: Any, convs: tuple, args: Sequence[Any]) -> list[Any]:
+        if len(args) != len(convs):
+            raise TypeError(f"'{fn.name}' takes {len(convs)} arguments ({len(args)} given)")
+        return [a if c is None else c(a) for c, a in zip(convs, args)]
+
+    def call(self, name: str, *args: Any) -> Any:
+        """Run ``name`` to completion; returns None, a value, or a tuple of values."""
+        fn, convs = self._lookup(name)
+        host = self.host
+        exec_ctx = ExecutionContext(host, RequestContext(host))
+        out = fn.call_values(exec_ctx, self._convert(fn, convs, args))
+        if type(out) is tuple:
+            return _unwrap(out)
+        host.await_values(out)
+        values = []
+        for av in out:
+            if av.state == ERROR:
+                raise ExecutionError(fn.name, av.value, self.diagnostics)
+            values.append(av.value)
+        return _unwrap(values)
+
+    def call_async(self, name: str, *args: Any) -> list[AsyncValue]:
+        """Start ``name``; returns one AsyncValue per result, possibly unavailable."""
+        fn, convs = self._lookup(name)
+        exec_ctx = self.host.new_execution_context()
+        values = [AsyncValue(CONCRETE, v) for v in self._convert(fn, convs, args)]
+        return fn.execute(exec_ctx, values)
+
+    def wait(self, values: Sequence[AsyncValue]) -> None:
+        """Block until every value is available (running queued work meanwhile)."""
+        self.host.await_values(list(values))
+
+    def quiesce(self) -> None:
+        self.host.quiesce()
+
+    def close(self) -> None:
+        self.host.shutdown()
+
+
+def load(
+    source: str | bytes | os.PathLike[str],
+    *,
+    work_queue: str = "s",
+    host: HostContext | None = None,
+    jit_threshold: int | None = None,
+) -> Program:
+    """Load a program from a BEF path or bytes (or a ``.mlir`` path or MLIR text)."""
+    from tfrt.bef.reader import read_bef
+
+    data: bytes
+    filename = "-"
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    else:
+        filename = os.fspath(source)
+        if "\n" in filename or filename.lstrip().startswith(("func.func", "module")):
+            data, filename = filename.encode(), "-"
+        else:
+            with open(filename, "rb") as f:
+                data = f.read()
+    if data[:2] != b"\x0b\xef":
+        from tfrt.bef.writer import write_bef
+        from tfrt.dialects.syntax import parse_module
+
+        # As tfrt_translate does, accept ops no dialect registers: the kernel
+        # registry decides at load time whether they can run.
+        data = write_bef(parse_module(data.decode("utf-8"), filename, allow_unregistered=True))
+    diagnostics: list[DecodedDiagnostic] = []
+    if host is None:
+        host = HostContext(work_queue=work_queue, diag_handler=diagnostics.append)
+    kwargs = {} if jit_threshold is None else {"jit_threshold": jit_threshold}
+    program = BEFProgram.load(read_bef(data), host, **kwargs)
+    set_recursion_limit()
+    return Program(program, host, diagnostics)

@@ -1,0 +1,1202 @@
+"""The BEF executor: execution plans, TFRT's dataflow algorithm, and a compiled fast path.
+
+Loading (:meth:`BEFProgram.load`) checks every kernel name against the
+registry (an unknown name is reported at the first op that uses it, as
+TFRT's loader does: ``unknown kernel name 'X'``), resolves native functions,
+and builds one :class:`FunctionPlan` per function: the kernel implementation
+looked up once, attributes decoded once, operand/result registers, used-by
+lists, initial ready counts and the per-register use counts.
+
+Running a function (:meth:`BEFFunction.execute`) follows TFRT's
+``BEFExecutor`` (``lib/bef_executor/bef_executor.cc``):
+
+1. result registers are pre-bound to ``IndirectAsyncValue`` placeholders, so
+   results are returned before they are ready;
+2. the pseudo kernel readies every zero-operand kernel and publishes the
+   arguments;
+3. ready kernels of the current stream run inline from a LIFO stack; kernels
+   of other streams are enqueued, one work-queue task per stream;
+4. a kernel with an error operand (or any kernel once the request is
+   cancelled) is skipped and all its results take that error;
+5. a result that is available decrements its users' ready counters at once;
+   an unavailable one resumes them from ``and_then`` (enqueued instead when
+   continuations nest 100 deep);
+6. a register is dropped after its last consuming kernel, so values die as
+   early as TFRT frees them.
+
+The fast path: a function whose kernels are all sync (``@kernel`` default kind)
+and share one stream always runs in the same order, which is known at load
+time (simulate step 3 with every value available).  After it has been called
+``jit_threshold`` times it is compiled to a straight-line Python function:
+one line per kernel, ``r = add(r, c)`` (a dying operand's local is reused by
+the result, so it is freed when the kernel returns, as TFRT drops operands),
+``del`` after other registers' last use; functions longer than
+``FAST_CHUNK`` kernels compile to several chained functions.  Errors cost
+nothing until they happen: a kernel that raises unwinds out of the generated
+code, the traceback's line number says which kernel failed, the frame's
+locals hold the live registers, and the rest of the function finishes in the
+interpreter with TFRT's error propagation.  ``tests/runtime/test_fast_path.py``
+checks on random programs that both paths print, report and return the same.
+
+Example::
+
+    program = BEFProgram.load(read_bef("x.bef"), HostContext())
+    fn = program.function("main")
+    results = fn.execute(host.new_execution_context(), [])   # AsyncValues
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any, Callable, Sequence
+
+from tfrt.async_value import (
+    CONCRETE,
+    ERROR,
+    AsyncValue,
+    ErrorCode,
+    ErrorInfo,
+    IndirectAsyncValue,
+)
+from tfrt.bef import program as bp
+from tfrt.host_context import ExecutionContext, HostContext
+from tfrt.kernels.registry import (
+    AsyncKernelFrame,
+    KernelContext,
+    KernelDef,
+    KernelError,
+)
+
+__all__ = [
+    "BEFFunction",
+    "BEFProgram",
+    "FunctionPlan",
+    "NativeFunction",
+    "ProgramLoadError",
+    "debug_info",
+    "location_to_string",
+]
+
+MAX_CONTINUATION_DEPTH = 100  # TFRT's kMaxStackDepth for and_then continuations
+DEFAULT_JIT_THRESHOLD = 2
+
+
+class ProgramLoadError(Exception):
+    """The BEF file could not be loaded; the diagnostics went to the host's handler."""
+
+
+# ---------------------------------------------------------------------------
+# Locations.
+
+
+def location_to_string(loc: bp.Location) -> str:
+    """TFRT's opaque location string (``file;line;col``, ``child(name)``, ``a<-b``, ``a,b``)."""
+    if isinstance(loc, bp.FileLineColLocation):
+        return f"{loc.file};{loc.line};{loc.col}"
+    if isinstance(loc, bp.NameLocation):
+        if isinstance(loc.child, bp.UnknownLocation):
+            return loc.name
+        return f"{location_to_string(loc.child)}({loc.name})"
+    if isinstance(loc, bp.CallSiteLocation):
+        return f"{location_to_string(loc.callee)}<-{location_to_string(loc.caller)}"
+    if isinstance(loc, bp.FusedLocation):
+        return ",".join(location_to_string(c) for c in loc.locations)
+    return "(unknown)"
+
+
+def debug_info(loc: bp.Location) -> str | None:
+    """TFRT's kernel debug info: a NameLoc's name, the names in a fused loc, a call site's callee name."""
+    if isinstance(loc, bp.NameLocation):
+        return loc.name
+    if isinstance(loc, bp.FusedLocation):
+        return "".join(c.name for c in loc.locations if isinstance(c, bp.NameLocation))
+    if isinstance(loc, bp.CallSiteLocation) and isinstance(loc.callee, bp.NameLocation):
+        return loc.callee.name
+    return None
+
+
+_UNKNOWN = bp.UnknownLocation()
+
+
+class KernelSite:
+    """A kernel's identity for diagnostics: name, BEF location offset, decoded lazily."""
+
+    __slots__ = ("name", "location", "_program", "_decoded")
+
+    def __init__(self, name: str, location: int, program: "BEFProgram | None") -> None:
+        self.name = name
+        self.location = location
+        self._program = program
+        self._decoded: bp.Location | None = None
+
+    def decoded_location(self) -> bp.Location:
+        loc = self._decoded
+        if loc is None:
+            loc = _UNKNOWN
+            if self._program is not None:
+                try:
+                    loc = self._program.bef.location(self.location)
+                except Exception:  # an offset the reader cannot decode is "unknown"
+                    loc = _UNKNOWN
+            self._decoded = loc
+        return loc
+
+    def debug_info(self) -> str | None:
+        return debug_info(self.decoded_location())
+
+    def __repr__(self) -> str:
+        return f"KernelSite({self.name!r}, {self.location})"
+
+
+# ---------------------------------------------------------------------------
+# Plans.
+
+
+class KernelPlan:
+    """Everything the executor needs about one kernel, decoded once."""
+
+    __slots__ = (
+        "kid",  # kernel-table index (1-based; 0 is the pseudo kernel)
+        "site",
+        "kdef",
+        "fn",
+        "sync",
+        "context",
+        "simple",  # sync and no context: the interpreter calls it inline
+        "attrs",
+        "funcs",
+        "args",
+        "results",
+        "used_by",
+        "live",  # per result: does its register have users (TFRT user_count > 0)
+        "stream",
+        "nres",
+    )
+
+    def __repr__(self) -> str:
+        return f"KernelPlan({self.kid}, {self.site.name!r})"
+
+
+class FunctionPlan:
+    """The precomputed form of one BEF function body."""
+
+    __slots__ = (
+        "num_registers",
+        "kernels",  # kernels[kid]; index 0 is None (pseudo kernel)
+        "init_counts",  # ready counters, index = kid
+        "kernel_uses",  # per register: uses by kernels (tfrt.return excluded)
+        "register_uses",  # per register: TFRT user_count (return included)
+        "start_users",
+        "arg_users",
+        "result_registers",
+        "streams_uniform",
+        "all_sync",
+        "order",  # the kernel order when every value is available (fast path)
+    )
+
+
+def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
+    plan = FunctionPlan()
+    nregs = fn.num_registers
+    plan.num_registers = nregs
+    plan.register_uses = tuple(fn.register_uses)
+    kernel_uses = list(fn.register_uses)
+    for r in fn.result_registers:
+        kernel_uses[r] -= 1
+    plan.kernel_uses = kernel_uses
+    plan.result_registers = tuple(fn.result_registers)
+    pseudo = fn.pseudo_used_by
+    plan.start_users = tuple(pseudo[0]) if pseudo else ()
+    plan.arg_users = tuple(tuple(u) for u in pseudo[1:])
+    kernels: list[KernelPlan | None] = [None]
+    counts = [0]
+    streams = set()
+    all_sync = True
+    for i, k in enumerate(fn.kernels):
+        kp = program._make_kernel_plan(fn, i + 1, k)
+        kernels.append(kp)
+        counts.append(max(1, k.num_operands))
+        streams.add(k.stream_id)
+        all_sync = all_sync and kp.sync
+    plan.kernels = kernels
+    plan.init_counts = counts
+    plan.streams_uniform = len(streams) <= 1
+    plan.all_sync = all_sync
+    plan.order = _simulate_order(plan) if (all_sync and plan.streams_uniform) else None
+    return plan
+
+
+def _simulate_order(plan: FunctionPlan) -> tuple[int, ...] | None:
+    """The order the dataflow algorithm runs kernels in when nothing is ever unavailable."""
+    counts = list(plan.init_counts)
+    kernels = plan.kernels
+    stack: list[int] = []
+
+    def ready(users: Sequence[int]) -> None:
+        for u in users:
+            counts[u] -= 1
+            if counts[u] == 0:
+                stack.append(u)
+
+    ready(plan.start_users)
+    for i, users in enumerate(plan.arg_users):
+        if plan.register_uses[i]:
+            ready(users)
+    order: list[int] = []
+    while stack:
+        kid = stack.pop()
+        order.append(kid)
+        kp = kernels[kid]
+        for users, live in zip(kp.used_by, kp.live):
+            if live:
+                ready(users)
+    if len(order) != len(kernels) - 1:
+        return None  # some kernel never becomes ready (malformed counts): no fast path
+    return tuple(order)
+
+
+# ---------------------------------------------------------------------------
+# Kernel invocation shared by the interpreter and the fast path's recovery.
+
+
+def _error_results(err: AsyncValue, n: int) -> list[AsyncValue]:
+    return [err] * n
+
+
+def _fail(kp: KernelPlan, exec_ctx: ExecutionContext, exc: BaseException) -> AsyncValue:
+    if isinstance(exc, KernelError):
+        info = ErrorInfo(exc.message, exc.code)
+    else:
+        info = ErrorInfo(f"{type(exc).__name__}: {exc}", ErrorCode.INTERNAL)
+    exec_ctx.host.emit_error(info, kp.site.decoded_location())
+    return AsyncValue(ERROR, info)
+
+
+def _invoke(kp: KernelPlan, exec_ctx: ExecutionContext, args: list[AsyncValue]) -> list[AsyncValue]:
+    """Run one kernel whose operands are all concrete; returns its result values."""
+    n = kp.nres
+    if kp.sync:
+        try:
+            if kp.context:
+                out = kp.fn(KernelContext(exec_ctx, kp.site), *kp.attrs, *[a.value for a in args])
+            else:
+                out = kp.fn(*kp.attrs, *[a.value for a in args])
+        except Exception as exc:
+            return [_fail(kp, exec_ctx, exc)] * n
+        if n == 1:
+            return [AsyncValue(CONCRETE, out)]
+        if n == 0:
+            return []
+        if len(out) != n:
+            return [_fail(kp, exec_ctx, KernelError(
+                f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))] * n
+        return [AsyncValue(CONCRETE, v) for v in out]
+    frame = AsyncKernelFrame(exec_ctx, kp.site, args, kp.attrs, kp.funcs, n)
+    try:
+        out = kp.fn(frame)
+    except Exception as exc:
+        if isinstance(exc, KernelError):
+            frame.report_error(exc.message, exc.code)
+        else:
+            frame.report_error(f"{type(exc).__name__}: {exc}")
+        out = None
+    if out is None:
+        results = frame.results
+        for i, r in enumerate(results):
+            if r is None:
+                results[i] = _fail(kp, exec_ctx, KernelError(
+                    f"kernel '{kp.site.name}' did not set result {i}"))
+        return results  # type: ignore[return-value]
+    if isinstance(out, AsyncValue) or not isinstance(out, (list, tuple)):
+        out = (out,)
+    if len(out) != n:
+        return [_fail(kp, exec_ctx, KernelError(
+            f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))] * n
+    return [v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v) for v in out]
+
+
+# ---------------------------------------------------------------------------
+# The interpreter (TFRT's BEFExecutor).
+
+_tls = threading.local()
+
+
+class _ReadyQueue:
+    __slots__ = ("stream", "inline", "outline")
+
+    def __init__(self, stream: int, inline: list[int] | None = None) -> None:
+        self.stream = stream
+        self.inline = inline if inline is not None else []
+        self.outline: list[int] = []
+
+
+def _partition_like_libstdcxx(ids: list[int], keep_out: Callable[[int], bool]) -> int:
+    """std::partition (bidirectional version): moves ids with keep_out(id) first.
+
+    TFRT partitions its outline list with it, which is not stable; emulating it
+    keeps the kernel order TFRT would produce.
+    """
+    first, last = 0, len(ids)
+    while True:
+        while True:
+            if first == last:
+                return first
+            if keep_out(ids[first]):
+                first += 1
+            else:
+                break
+        last -= 1
+        while True:
+            if first == last:
+                return first
+            if not keep_out(ids[last]):
+                last -= 1
+            else:
+                break
+        ids[first], ids[last] = ids[last], ids[first]
+        first += 1
+
+
+class _Execution:
+    """One invocation of a function (TFRT creates one BEFExecutor per call)."""
+
+    __slots__ = ("fn", "plan", "exec_ctx", "request", "regs", "kuses", "counts", "lock")
+
+    def __init__(self, fn: "BEFFunction", exec_ctx: ExecutionContext) -> None:
+        plan = fn.plan
+        self.fn = fn
+        self.plan = plan
+        self.exec_ctx = exec_ctx
+        self.request = exec_ctx.request
+        self.regs: list[AsyncValue | None] = [None] * plan.num_registers
+        self.kuses = list(plan.kernel_uses)
+        self.counts = list(plan.init_counts)
+        self.lock = threading.Lock() if exec_ctx.host.work_queue.threaded else None
+
+    # -- entry ----------------------------------------------------------------
+    def prebind_results(self) -> list[AsyncValue]:
+        regs = self.regs
+        results = []
+        for r in self.plan.result_registers:
+            v = regs[r]
+            if v is None:
+                v = regs[r] = IndirectAsyncValue()
+            results.append(v)
+        return results
+
+    def run(self, args: Sequence[AsyncValue]) -> None:
+        plan = self.plan
+        q = _ReadyQueue(0)
+        self._decrement(plan.start_users, q)
+        uses = plan.register_uses
+        for i, users in enumerate(plan.arg_users):
+            if uses[i]:
+                self._publish(users, args[i], i, q)
+        self._process(q)
+
+    # -- scheduling -----------------------------------------------------------
+    def _decrement(self, users: Sequence[int], q: _ReadyQueue) -> None:
+        counts = self.counts
+        kernels = self.plan.kernels
+        lock = self.lock
+        for u in users:
+            if lock is None:
+                c = counts[u] - 1
+                counts[u] = c
+            else:
+                with lock:
+                    c = counts[u] - 1
+                    counts[u] = c
+            if c == 0:
+                if kernels[u].stream == q.stream:
+                    q.inline.append(u)
+                else:
+                    q.outline.append(u)
+
+    def _set_register(self, r: int, value: AsyncValue) -> None:
+        regs = self.regs
+        held = regs[r]
+        if held is None:
+            regs[r] = value
+        else:
+            held.forward_to(value)  # a pre-bound function result
+
+    def _publish(self, users: Sequence[int], value: AsyncValue, r: int, q: _ReadyQueue) -> None:
+        if value.state:
+            self._set_register(r, value)
+            if users:
+                self._decrement(users, q)
+            return
+        if not users:
+            self._set_register(r, value)
+            return
+        stream = q.stream
+        value.and_then(lambda: self._resume(users, value, r, stream))
+
+    def _resume(self, users: Sequence[int], value: AsyncValue, r: int, stream: int) -> None:
+        depth = getattr(_tls, "depth", 0)
+        if depth >= MAX_CONTINUATION_DEPTH:
+            self.exec_ctx.host.enqueue_task(lambda: self._continue(users, value, r, stream))
+            return
+        _tls.depth = depth + 1
+        try:
+            self._continue(users, value, r, stream)
+        finally:
+            _tls.depth = depth
+
+    def _continue(self, users: Sequence[int], value: AsyncValue, r: int, stream: int) -> None:
+        q = _ReadyQueue(stream)
+        self._set_register(r, value)
+        self._decrement(users, q)
+        self._process(q)
+
+    def _switch_stream(self, q: _ReadyQueue) -> None:
+        outline = q.outline
+        if not outline:
+            return
+        kernels = self.plan.kernels
+        stream = kernels[outline[0]].stream
+        q.stream = stream
+        cut = _partition_like_libstdcxx(outline, lambda kid: kernels[kid].stream != stream)
+        q.inline = outline[cut:]
+        q.outline = outline[:cut]
+
+    def _enqueue_outline(self, q: _ReadyQueue) -> None:
+        kernels = self.plan.kernels
+        ids = sorted(q.outline, key=lambda kid: kernels[kid].stream)
+        q.outline = []
+        host = self.exec_ctx.host
+        start = 0
+        while start < len(ids):
+            stream = kernels[ids[start]].stream
+            end = start + 1
+            while end < len(ids) and kernels[ids[end]].stream == stream:
+                end += 1
+            group = ids[start:end]
+            host.enqueue_task(lambda s=stream, g=group: self._process(_ReadyQueue(s, g)))
+            start = end
+
+    def _process(self, q: _ReadyQueue) -> None:
+        if not q.inline:
+            self._switch_stream(q)
+        if q.outline:
+            self._enqueue_outline(q)
+        if self.lock is None and type(self) is _Execution:
+            self._process_inline(q)
+            return
+        run = self._run_kernel
+        while q.inline:
+            run(q.inline.pop(), q)
+            if not q.inline:
+                self._switch_stream(q)
+            if q.outline:
+                self._enqueue_outline(q)
+
+    def _process_inline(self, q: _ReadyQueue) -> None:
+        """The loop of _process with the kernel and the publishing of available
+        results inlined: the single-threaded, untraced hot path (same semantics
+        as _run_kernel + _publish_results)."""
+        regs = self.regs
+        kuses = self.kuses
+        counts = self.counts
+        kernels = self.plan.kernels
+        request = self.request
+        exec_ctx = self.exec_ctx
+        inline = q.inline
+        stream = q.stream
+        while inline:
+            kp = kernels[inline.pop()]
+            args = []
+            err = request.cancel_value
+            for r in kp.args:
+                av = regs[r]
+                if av.state == ERROR:
+                    err = av
+                args.append(av)
+                u = kuses[r] - 1
+                kuses[r] = u
+                if not u:
+                    regs[r] = None
+            av = None
+            n = kp.nres
+            if err is not None:
+                results = [err] * n
+            elif kp.simple:
+                try:
+                    out = kp.fn(*kp.attrs, *[x.value for x in args])
+                except Exception as exc:
+                    results = [_fail(kp, exec_ctx, exc)] * n
+                else:
+                    if n == 1:
+                        results = [AsyncValue(CONCRETE, out)]
+                    elif n == 0:
+                        results = ()
+                    elif len(out) == n:
+                        results = [AsyncValue(CONCRETE, v) for v in out]
+                    else:
+                        results = _invoke(kp, exec_ctx, args)  # reports the arity error
+                    out = None  # a result nobody uses must die now
+            else:
+                results = _invoke(kp, exec_ctx, args)
+            # Drop the operands first and in order (CPython frees a list's
+            # items last-first), as TFRT resets the kernel frame's arguments.
+            args.reverse()
+            args = None
+            live = kp.live
+            for i in range(n):
+                if not live[i]:
+                    results[i] = None  # a result nobody uses dies now, in order
+                    continue
+                res = results[i]
+                users = kp.used_by[i]
+                if res.state:
+                    r = kp.results[i]
+                    held = regs[r]
+                    if held is None:
+                        regs[r] = res
+                    else:
+                        held.forward_to(res)
+                    for u in users:
+                        c = counts[u] - 1
+                        counts[u] = c
+                        if not c:
+                            if kernels[u].stream == stream:
+                                inline.append(u)
+                            else:
+                                q.outline.append(u)
+                else:
+                    self._publish(users, res, kp.results[i], q)
+            results = res = None
+            if not inline:
+                self._switch_stream(q)
+                inline = q.inline
+                stream = q.stream
+            if q.outline:
+                self._enqueue_outline(q)
+
+    # -- one kernel -----------------------------------------------------------
+    def _take_args(self, kp: KernelPlan) -> list[AsyncValue]:
+        regs = self.regs
+        kuses = self.kuses
+        args = []
+        if self.lock is None:
+            for r in kp.args:
+                args.append(regs[r])
+                u = kuses[r] - 1
+                kuses[r] = u
+                if u == 0:
+                    regs[r] = None
+        else:
+            with self.lock:
+                for r in kp.args:
+                    args.append(regs[r])
+                    u = kuses[r] - 1
+                    kuses[r] = u
+                    if u == 0:
+                        regs[r] = None
+        return args
+
+    def _run_kernel(self, kid: int, q: _ReadyQueue) -> None:
+        kp = self.plan.kernels[kid]
+        args = self._take_args(kp)
+        err = self.request.cancel_value
+        for i in range(len(args)):
+            if args[i].state == ERROR:
+                err = args[i]
+        if err is None:
+            results = _invoke(kp, self.exec_ctx, args)
+        else:
+            results = [err] * kp.nres
+        # Drop the operands before publishing, in order, as TFRT resets the
+        # frame's arguments first: a value whose last user this was dies now.
+        args.reverse()
+        del args
+        self._publish_results(kp, results, q)
+
+    def _publish_results(self, kp: KernelPlan, results: list[AsyncValue], q: _ReadyQueue) -> None:
+        live = kp.live
+        regs_out = kp.results
+        used_by = kp.used_by
+        for i in range(kp.nres):
+            if live[i]:
+                self._publish(used_by[i], results[i], regs_out[i], q)
+            results[i] = None  # type: ignore[call-overload]
+
+
+class _TracedExecution(_Execution):
+    """The interpreter with a per-kernel trace hook: chosen per call, so tracing off costs nothing."""
+
+    __slots__ = ()
+
+    def _run_kernel(self, kid: int, q: _ReadyQueue) -> None:
+        tracer = self.fn.program.tracer
+        kp = self.plan.kernels[kid]
+        token = tracer.begin(kp.site)
+        try:
+            _Execution._run_kernel(self, kid, q)
+        finally:
+            tracer.end(kp.site, token)
+
+
+# ---------------------------------------------------------------------------
+# The compiled straight-line fast path.
+
+
+class _FastCode:
+    """A function compiled to straight-line Python, with what recovery needs.
+
+    Long functions are split into chunks (Python's compiler slows down more
+    than linearly on very long functions); registers that live across a
+    chunk boundary travel in a list ``X`` owned by the driver function.
+    """
+
+    __slots__ = ("func", "chunks", "names")
+
+    def __init__(self, func: Callable[..., tuple], chunks: dict, names: list[str]):
+        self.func = func
+        # code object -> {line: (position in order, kernel done?)}
+        self.chunks = chunks
+        # per register: the local name inside chunks ("" when never named)
+        self.names = names
+
+
+class _Cancelled(Exception):
+    """Raised by the generated code when a context kernel cancelled the request."""
+
+
+def _literal(value: Any) -> str | None:
+    """Python source for a constant the generated code can inline, or None."""
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if type(value) is int or type(value) is str:
+        return repr(value)
+    if type(value) is float and value == value and value not in (float("inf"), float("-inf")):
+        return repr(value)
+    return None
+
+
+FAST_CHUNK = 1000  # kernels per generated function
+
+
+def _compile_fast(fn: "BEFFunction") -> _FastCode:
+    plan = fn.plan
+    order = plan.order
+    assert order is not None
+    kernels = plan.kernels
+    nargs = len(fn.arg_types)
+    nregs = plan.num_registers
+    namespace: dict[str, Any] = {"KernelContext": KernelContext, "_Cancelled": _Cancelled}
+    fn_names: dict[int, str] = {}
+    returned = set(plan.result_registers)
+
+    # Last position (in `order`) reading each register; -1: never read.
+    last_read = [-1] * nregs
+    for pos, kid in enumerate(order):
+        for r in kernels[kid].args:
+            last_read[r] = pos
+    # Slot names: a register whose last reader is kernel k hands its local
+    # name to k's first result, so `r = add(r, c)` frees the old value right
+    # after the kernel returns, as TFRT drops a kernel's operands.
+    names = [""] * nregs
+    for i in range(nargs):
+        names[i] = f"r{i}"
+    pending_dead: set[int] = set()
+
+    # A function of at most FAST_CHUNK kernels compiles to one Python function
+    # taking the arguments as parameters; longer ones to chunks sharing X.
+    single = len(order) <= FAST_CHUNK
+    chunks_src: list[tuple[str, list[str], dict[int, tuple[int, bool]]]] = []
+    for c0 in range(0, max(len(order), 1), FAST_CHUNK):
+        c1 = min(c0 + FAST_CHUNK, len(order))
+        chunk_name = f"_chunk{c0 // FAST_CHUNK}"
+        if single:
+            params = "".join(f", {names[i]}" for i in range(nargs))
+            lines = [f"def _fast(ctx{params}):"]
+        else:
+            lines = [f"def {chunk_name}(ctx, X):"]
+        line_pos: dict[int, tuple[int, bool]] = {}
+        if any(kernels[k].context for k in order[c0:c1]):
+            lines.append("    rq = ctx.request")
+        loaded: set[int] = set()
+        defined_here: set[int] = set()
+        for pos in range(c0, c1):
+            kp = kernels[order[pos]]
+            # Live-in registers come out of X (and X lets go of them).
+            for r in kp.args:
+                if not single and r not in loaded and r not in defined_here:
+                    loaded.add(r)
+                    lines.append(f"    {names[r]} = X[{r}]; X[{r}] = None")
+            key = id(kp.fn)
+            fname = fn_names.get(key)
+            if fname is None:
+                fname = f"k{len(fn_names)}"
+                fn_names[key] = fname
+                namespace[fname] = kp.fn
+            call_args = []
+            if kp.context:
+                site_name = f"s{kp.kid}"
+                namespace[site_name] = kp.site
+                call_args.append(f"KernelContext(ctx, {site_name})")
+            for j, a in enumerate(kp.attrs):
+                lit = _literal(a)
+                if lit is None:
+                    lit = f"a{kp.kid}_{j}"
+                    namespace[lit] = a
+                call_args.append(lit)
+            call_args.extend(names[r] for r in kp.args)
+            dying = []
+            for r in kp.args:
+                if last_read[r] == pos and r not in returned and r not in dying:
+                    dying.append(r)
+            outs = []
+            free = [names[r] for r in dying]
+            for i, r in enumerate(kp.results):
+                if kp.live[i] and free:
+                    names[r] = free.pop(0)  # reuse a dying operand's local
+                else:
+                    names[r] = f"r{r}"
+                outs.append(names[r])
+                defined_here.add(r)
+            call = f"{fname}({', '.join(call_args)})"
+            if kp.nres == 0:
+                stmt = call
+            elif kp.nres == 1:
+                stmt = f"{outs[0]} = {call}"
+            else:
+                stmt = f"{', '.join(outs)}, = {call}"
+            lines.append("    " + stmt)
+            line_pos[len(lines)] = (pos, False)
+            post = []
+            dead = list(free)  # dying operands whose local was not reused
+            for i, r in enumerate(kp.results):
+                if not kp.live[i] and names[r] not in dead:
+                    dead.append(names[r])
+            if dead:
+                post.append(f"del {', '.join(dead)}")
+            if kp.context:
+                post.append("if rq.cancel_value is not None: raise _Cancelled")
+            for p in post:
+                lines.append("    " + p)
+                line_pos[len(lines)] = (pos, True)
+        if single:
+            res = [names[r] for r in plan.result_registers]
+            lines.append(f"    return ({', '.join(res)}{',' if len(res) == 1 else ''})")
+            chunks_src.append(("_fast", lines, line_pos))
+            break
+        # Live-out: registers defined or loaded here that later chunks read
+        # or the function returns.
+        for r in sorted(defined_here | loaded):
+            if last_read[r] >= c1 or r in returned:
+                lines.append(f"    X[{r}] = {names[r]}")
+        lines.append("    return")
+        chunks_src.append((chunk_name, lines, line_pos))
+
+    label = f"{fn.name or 'anonymous'}#{fn.index}"
+    chunks: dict[Any, dict[int, tuple[int, bool]]] = {}
+    for chunk_name, lines, line_pos in chunks_src:
+        source = "\n".join(lines) + "\n"
+        exec(compile(source, f"<tfrt fast path: {label} {chunk_name}>", "exec"), namespace)
+        chunks[namespace[chunk_name].__code__] = line_pos
+    if not single:
+        driver = ["def _fast(ctx, *args):", f"    X = list(args) + [None] * {nregs - nargs}"]
+        for chunk_name, _, _ in chunks_src:
+            driver.append(f"    {chunk_name}(ctx, X)")
+        res = [f"X[{r}]" for r in plan.result_registers]
+        driver.append(f"    return ({', '.join(res)}{',' if len(res) == 1 else ''})")
+        exec(compile("\n".join(driver) + "\n", f"<tfrt fast path: {label}>", "exec"), namespace)
+    return _FastCode(namespace["_fast"], chunks, names)
+
+
+def _recover(
+    fn: "BEFFunction",
+    fast: _FastCode,
+    exec_ctx: ExecutionContext,
+    exc: BaseException,
+    args: Sequence[Any],
+) -> list[AsyncValue]:
+    """Finish a fast-path call that raised: find where, then interpret the rest."""
+    tb = exc.__traceback__
+    frame = None
+    lineno = 0
+    line_pos: dict[int, tuple[int, bool]] | None = None
+    while tb is not None:
+        lp = fast.chunks.get(tb.tb_frame.f_code)
+        if lp is not None:
+            frame = tb.tb_frame
+            lineno = tb.tb_lineno
+            line_pos = lp
+        tb = tb.tb_next
+    if frame is None or line_pos is None or lineno not in line_pos:
+        raise exc  # not a kernel failure: a bug in the fast path itself
+    pos, done = line_pos[lineno]
+    plan = fn.plan
+    order = plan.order
+    f_locals = frame.f_locals
+    X = f_locals.get("X", ())
+    regs: list[AsyncValue | None] = [None] * plan.num_registers
+    for r, v in enumerate(X):
+        if v is not None:
+            regs[r] = AsyncValue(CONCRETE, v)
+    # Locals of the failing chunk: the registers whose current name they hold.
+    owner = _local_owners(fn, order, pos, done)
+    for name, r in owner.items():
+        if name in f_locals and name != "X":
+            regs[r] = AsyncValue(CONCRETE, f_locals[name])
+    del frame, f_locals, tb, X
+    exc.__traceback__ = None
+    kp = plan.kernels[order[pos]]
+    if not done:
+        err = _fail(kp, exec_ctx, exc)
+        for r in kp.results:
+            regs[r] = err
+    del exc
+    kuses = _uses_after(plan, pos)
+    _release_dead(regs, kuses, plan)
+    request = exec_ctx.request
+    returned = set(plan.result_registers)
+    for kid in order[pos + 1 :]:
+        kp = plan.kernels[kid]
+        args_av = [regs[r] for r in kp.args]
+        for r in kp.args:
+            kuses[r] -= 1
+            if kuses[r] == 0 and r not in returned:
+                regs[r] = None
+        err = request.cancel_value
+        for i in range(len(args_av)):
+            if args_av[i].state == ERROR:
+                err = args_av[i]
+        if err is None:
+            results = _invoke(kp, exec_ctx, args_av)
+        else:
+            results = [err] * kp.nres
+        args_av.reverse()  # operands die in order
+        del args_av
+        for i, r in enumerate(kp.results):
+            regs[r] = results[i] if kp.live[i] else None
+            results[i] = None  # a result nobody uses dies now
+    return [regs[r] for r in plan.result_registers]  # type: ignore[misc]
+
+
+def _local_owners(fn: "BEFFunction", order: tuple[int, ...], pos: int, done: bool) -> dict[str, int]:
+    """Which register each local name holds when kernel ``pos`` runs (names are reused)."""
+    plan = fn.plan
+    kernels = plan.kernels
+    names = fn._fast.names  # type: ignore[union-attr]
+    chunk_start = pos - pos % FAST_CHUNK
+    owners: dict[str, int] = {}
+    if len(order) <= FAST_CHUNK:  # one function: the arguments are parameters
+        for i in range(len(fn.arg_types)):
+            owners[names[i]] = i
+    # Replay the naming of _compile_fast up to `pos` within the chunk.
+    for p in range(chunk_start, pos + 1):
+        kp = kernels[order[p]]
+        for r in kp.args:
+            owners[names[r]] = r
+        if p < pos or done:
+            for r in kp.results:
+                owners[names[r]] = r
+    return owners
+
+
+def _uses_after(plan: FunctionPlan, pos: int) -> list[int]:
+    kuses = list(plan.kernel_uses)
+    for kid in plan.order[: pos + 1]:
+        for r in plan.kernels[kid].args:
+            kuses[r] -= 1
+    return kuses
+
+
+def _release_dead(regs: list, kuses: list[int], plan: FunctionPlan) -> None:
+    returned = set(plan.result_registers)
+    for r in range(len(regs)):
+        if kuses[r] <= 0 and r not in returned:
+            regs[r] = None
+
+
+# ---------------------------------------------------------------------------
+# Functions.
+
+
+class BEFFunction:
+    """A BEF function of a loaded program (TFRT's ``BEFFunction``)."""
+
+    def __init__(self, program: "BEFProgram", fn: bp.Function) -> None:
+        self.program = program
+        self.index = fn.index
+        self.name = fn.name
+        self.kind = fn.kind
+        self.arg_types = tuple(fn.arg_types)
+        self.result_types = tuple(fn.result_types)
+        self.bef_function = fn
+        self.plan: FunctionPlan = None  # type: ignore[assignment]  # set by the loader
+        self._fast: _FastCode | None = None
+        self._calls = 0
+
+    @property
+    def num_arguments(self) -> int:
+        return len(self.arg_types)
+
+    @property
+    def num_results(self) -> int:
+        return len(self.result_types)
+
+    def __repr__(self) -> str:
+        return f"BEFFunction({self.name!r}, {self.arg_types} -> {self.result_types})"
+
+    # -- execution ------------------------------------------------------------
+    def execute(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        """Run the function; returns one AsyncValue per result, possibly unavailable."""
+        if len(args) != len(self.arg_types):
+            raise TypeError(
+                f"function '{self.name}' takes {len(self.arg_types)} arguments, got {len(args)}"
+            )
+        fast = self._fast_code()
+        if fast is not None and exec_ctx.request.cancel_value is None:
+            for a in args:
+                if a.state != CONCRETE:
+                    break
+            else:
+                vals = [a.value for a in args]
+                try:
+                    out = fast.func(exec_ctx, *vals)
+                except Exception as exc:
+                    return _recover(self, fast, exec_ctx, exc, vals)
+                return [AsyncValue(CONCRETE, v) for v in out]
+        ex = _TracedExecution(self, exec_ctx) if self.program.tracer else _Execution(self, exec_ctx)
+        results = ex.prebind_results()
+        ex.run(args)
+        return results
+
+    def execute_async(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        """Start the function in a work-queue task; results are placeholders (TFRT's ExecuteAsync)."""
+        ex = _TracedExecution(self, exec_ctx) if self.program.tracer else _Execution(self, exec_ctx)
+        results = ex.prebind_results()
+        args = list(args)
+        exec_ctx.host.enqueue_task(lambda: ex.run(args))
+        return results
+
+    def call_values(self, exec_ctx: ExecutionContext, values: Sequence[Any]) -> list[AsyncValue] | tuple:
+        """Run with plain argument values.
+
+        Returns a tuple of plain values when the compiled path ran without an
+        error, else a list of AsyncValues (the caller awaits and unwraps).
+        """
+        fast = self._fast_code()
+        if fast is not None and exec_ctx.request.cancel_value is None:
+            try:
+                return fast.func(exec_ctx, *values)
+            except Exception as exc:
+                return _recover(self, fast, exec_ctx, exc, values)
+        return self.execute(exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
+
+    def _fast_code(self) -> _FastCode | None:
+        fast = self._fast
+        if fast is not None:
+            return fast
+        plan = self.plan
+        if plan is None or plan.order is None or self.program.tracer:
+            return None
+        self._calls += 1
+        if self._calls < self.program.jit_threshold:
+            return None
+        self._fast = _compile_fast(self)
+        return self._fast
+
+    def compile(self) -> bool:
+        """Compile the fast path now (if the function qualifies); returns whether it did."""
+        if self.plan is None or self.plan.order is None:
+            return False
+        if self._fast is None:
+            self._fast = _compile_fast(self)
+        return True
+
+
+class NativeFunction:
+    """A ``{tfrt.native}`` function: a registered Python callable (TFRT's NativeFunction)."""
+
+    def __init__(self, program: "BEFProgram", fn: bp.Function, impl: Callable[..., Any]) -> None:
+        self.program = program
+        self.index = fn.index
+        self.name = fn.name
+        self.kind = fn.kind
+        self.arg_types = tuple(fn.arg_types)
+        self.result_types = tuple(fn.result_types)
+        self.impl = impl
+        self.plan = None
+
+    @property
+    def num_arguments(self) -> int:
+        return len(self.arg_types)
+
+    @property
+    def num_results(self) -> int:
+        return len(self.result_types)
+
+    def __repr__(self) -> str:
+        return f"NativeFunction({self.name!r})"
+
+    def _call(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        n = len(self.result_types)
+        try:
+            out = self.impl(list(args), n, exec_ctx.host)
+        except KernelError as exc:
+            return [AsyncValue(ERROR, ErrorInfo(exc.message, exc.code))] * n
+        out = list(out or ())
+        if len(out) != n:
+            err = ErrorInfo(f"native function '{self.name}' returned {len(out)} results, expected {n}")
+            return [AsyncValue(ERROR, err)] * n
+        return [v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v) for v in out]
+
+    def execute(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        pending = [a for a in args if not a.state]
+        if not pending:
+            return self._call(exec_ctx, args)
+        results = [IndirectAsyncValue() for _ in self.result_types]
+        from tfrt.async_value import run_when_ready
+
+        def go() -> None:
+            for ind, v in zip(results, self._call(exec_ctx, args)):
+                ind.forward_to(v)
+
+        run_when_ready(pending, go)
+        return results  # type: ignore[return-value]
+
+    def execute_async(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        results = [IndirectAsyncValue() for _ in self.result_types]
+
+        def go() -> None:
+            for ind, v in zip(results, self.execute(exec_ctx, args)):
+                ind.forward_to(v)
+
+        exec_ctx.host.enqueue_task(go)
+        return results  # type: ignore[return-value]
+
+    def call_values(self, exec_ctx: ExecutionContext, values: Sequence[Any]) -> list[AsyncValue]:
+        return self.execute(exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
+
+
+# ---------------------------------------------------------------------------
+# Programs.
+
+
+class BEFProgram:
+    """A loaded BEF file: its functions, ready to run on a host."""
+
+    def __init__(self, bef: bp.BefFile, host: HostContext, *, jit_threshold: int = DEFAULT_JIT_THRESHOLD) -> None:
+        self.bef = bef
+        self.host = host
+        self.jit_threshold = jit_threshold
+        self.tracer: Any = None  # set by tfrt.tracing to trace every kernel
+        self.functions: list[BEFFunction | NativeFunction] = []
+        self._by_name: dict[str, BEFFunction | NativeFunction] = {}
+
+    @classmethod
+    def load(
+        cls, bef: bp.BefFile, host: HostContext, *, jit_threshold: int = DEFAULT_JIT_THRESHOLD
+    ) -> "BEFProgram":
+        """Resolve kernels and native functions and plan every function.
+
+        Problems are reported to ``host.diag_handler`` (an unknown kernel at
+        the location of the first op that uses it) and raise ProgramLoadError.
+        """
+        prog = cls(bef, host, jit_threshold=jit_threshold)
+        prog._check_kernel_names()
+        registry = host.registry
+        for f in bef.functions:
+            if f.kind == bp.NATIVE_FUNCTION:
+                ndef = registry.get_native(f.name)
+                if ndef is None:
+                    # TFRT's loader wording, plus the name it leaves out.
+                    prog._load_error(
+                        "invalid FunctionIndex section in BEF file: unable to find native "
+                        f"function in global registry: '{f.name}'"
+                    )
+                obj: BEFFunction | NativeFunction = NativeFunction(prog, f, ndef.fn)
+            else:
+                obj = BEFFunction(prog, f)
+            prog.functions.append(obj)
+            if f.name:
+                prog._by_name[f.name] = obj
+        for obj, f in zip(prog.functions, bef.functions):
+            if isinstance(obj, BEFFunction):
+                obj.plan = _build_plan(f, prog)
+        return prog
+
+    def function(self, name: str) -> BEFFunction | NativeFunction | None:
+        return self._by_name.get(name)
+
+    def _load_error(self, message: str, location: bp.Location | None = None) -> None:
+        self.host.emit_error(ErrorInfo(message), location)
+        raise ProgramLoadError(message)
+
+    def _check_kernel_names(self) -> None:
+        registry = self.host.registry
+        for name in self.bef.kernel_names:
+            if name in registry:
+                continue
+            message = f"unknown kernel name '{name}'"
+            for f in self.bef.functions:
+                for k in f.kernels:
+                    if k.name == name:
+                        self._load_error(message, KernelSite(name, k.location, self).decoded_location())
+            self._load_error(message)
+
+    def _make_kernel_plan(self, fn: bp.Function, kid: int, k: bp.Kernel) -> KernelPlan:
+        kdef: KernelDef | None = self.host.registry.get(k.name)
+        site = KernelSite(k.name, k.location, self)
+        if kdef is None:  # a name outside the Kernels section: the reader let it through
+            self._load_error(f"unknown kernel name '{k.name}'", site.decoded_location())
+        kp = KernelPlan()
+        kp.kid = kid
+        kp.site = site
+        kp.kdef = kdef
+        kp.fn = kdef.fn
+        kp.sync = kdef.is_sync
+        kp.context = kdef.context
+        kp.simple = kp.sync and not kp.context
+        kp.attrs = self._decode_attrs(kdef, k, site)
+        try:
+            kp.funcs = tuple(self.functions[i] for i in k.funcs)
+        except IndexError:
+            self._load_error(f"kernel '{k.name}' refers to a function that does not exist",
+                             site.decoded_location())
+        kp.args = tuple(k.args)
+        kp.results = tuple(k.results)
+        kp.used_by = tuple(tuple(u) for u in k.used_by)
+        uses = fn.register_uses
+        kp.live = tuple(uses[r] > 0 for r in k.results)
+        kp.stream = k.stream_id
+        kp.nres = len(k.results)
+        return kp
+
+    def _decode_attrs(self, kdef: KernelDef, k: bp.Kernel, site: KernelSite) -> tuple[Any, ...]:
+        if not k.attrs:
+            return ()
+        declared = kdef.attr_codes
+        recorded = self.bef.attribute_types
+        values = []
+        for i, off in enumerate(k.attrs):
+            code = declared[i] if declared is not None and i < len(declared) else None
+            if code is None and recorded is not None:
+                code = recorded.get(off)
+            if code is None:
+                self._load_error(
+                    f"kernel '{k.name}': attribute {i} has no recorded type "
+                    "(the BEF file has no AttributeTypes section and the kernel does not "
+                    "declare the attribute's kind)",
+                    site.decoded_location(),
+                )
+            try:
+                values.append(self.bef.attribute(off, code))
+            except Exception as exc:
+                self._load_error(
+                    f"kernel '{k.name}': cannot decode attribute {i}: {exc}", site.decoded_location()
+                )
+        return tuple(values)
+
+
+def set_recursion_limit(limit: int = 20000) -> None:
+    """Deep BEF recursion (``tfrt.call`` of ``tfrt.call`` ...) nests Python frames."""
+    if sys.getrecursionlimit() < limit:
+        sys.setrecursionlimit(limit)

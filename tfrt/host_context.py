@@ -1,0 +1,433 @@
+"""HostContext, ExecutionContext, RequestContext, ResourceContext, host allocators.
+
+After TFRT's ``host_context`` library:
+
+* :class:`HostContext` owns what every kernel of a process shares: the kernel
+  registry, the work queue, the host allocator, the diagnostic handler (which
+  receives runtime errors with the failing kernel's location), one *shared
+  context* per type (``shared_context(cls)``) and the devices.
+* :class:`RequestContext` is one request (one top-level function run):
+  cancellation and a :class:`ResourceContext` (``tfrt.once`` caches there).
+* :class:`ExecutionContext` is what kernels receive: host + request.
+
+Example::
+
+    host = HostContext(work_queue="s")
+    exec_ctx = host.new_execution_context()
+    v = host.enqueue_work(lambda: 1 + 2)      # an AsyncValue
+    host.await_values([v]); v.get()           # 3
+"""
+
+from __future__ import annotations
+
+import datetime
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from tfrt.async_value import (
+    CANCELLED_ERROR,
+    CONCRETE,
+    ERROR,
+    AsyncValue,
+    ErrorCode,
+    ErrorInfo,
+)
+from tfrt.work_queue import WorkQueue, make_work_queue
+
+# ---------------------------------------------------------------------------
+# Logging in TFRT_LOG's format (severity, time, thread, file:line) on stderr.
+
+
+def tfrt_log(severity: str, message: str, where: str = "tfrt") -> None:
+    """Write one TFRT_LOG-style line to stderr; ``severity`` is INFO/WARNING/ERROR."""
+    now = datetime.datetime.now()
+    letter = {"INFO": "I", "WARNING": "W", "ERROR": "E", "FATAL": "F"}.get(severity, "I")
+    sys.stdout.flush()
+    sys.stderr.write(
+        f"{letter} {now:%Y-%m-%d %H:%M:%S}.{now.microsecond:06d} "
+        f"{threading.get_ident()} {where}] {message}\n"
+    )
+    sys.stderr.flush()
+
+
+# ---------------------------------------------------------------------------
+# Host allocators (HostContext::Allocate).  Python manages the memory; these
+# keep TFRT's accounting, which the leak checker and the 1 kB test allocator
+# report on.
+
+
+class Allocation:
+    """One block handed out by a HostAllocator (release it with ``deallocate``)."""
+
+    __slots__ = ("size", "alignment", "buffer", "freed")
+
+    def __init__(self, size: int, alignment: int) -> None:
+        self.size = size
+        self.alignment = alignment
+        self.buffer = bytearray(size)
+        self.freed = False
+
+
+class HostAllocationError(MemoryError):
+    """The host allocator refused a request (the fixed-size test allocator is full)."""
+
+
+class HostAllocator:
+    """Malloc-like: ``allocate(size, alignment) -> Allocation``, ``deallocate(a)``."""
+
+    banner = "Choosing malloc."
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.num_allocations = 0  # alive
+        self.num_bytes = 0  # alive
+        self.max_num_allocations = 0
+        self.max_num_bytes = 0
+        self.total_allocations = 0
+
+    def allocate(self, size: int, alignment: int = 8) -> Allocation:
+        self._check(size)
+        with self._lock:
+            self.num_allocations += 1
+            self.total_allocations += 1
+            self.num_bytes += size
+            self.max_num_allocations = max(self.max_num_allocations, self.num_allocations)
+            self.max_num_bytes = max(self.max_num_bytes, self.num_bytes)
+        return Allocation(size, alignment)
+
+    def deallocate(self, allocation: Allocation) -> None:
+        if allocation.freed:
+            raise RuntimeError("host allocation freed twice")
+        allocation.freed = True
+        allocation.buffer = bytearray()
+        self._release(allocation.size)
+        with self._lock:
+            self.num_allocations -= 1
+            self.num_bytes -= allocation.size
+
+    # Subclass hooks.
+    def _check(self, size: int) -> None:
+        pass
+
+    def _release(self, size: int) -> None:
+        pass
+
+    def print_stats(self) -> None:
+        out = sys.stdout
+        out.write("HostAllocator profile:\n")
+        out.write(f"Current number of allocations = {self.num_allocations}\n")
+        out.write(f"Max number of allocations = {self.max_num_allocations}\n")
+        out.write(f"Total number of allocations = {self.total_allocations}\n")
+        out.write(f"Current number of bytes allocated = {self.num_bytes}\n")
+        out.write(f"Max number of bytes allocated = {self.max_num_bytes}\n")
+        out.flush()
+
+    def finish(self) -> int:
+        """Called at exit; returns the exit status this allocator wants (0 = fine)."""
+        return 0
+
+
+class ProfiledAllocator(HostAllocator):
+    banner = "Choosing profiled allocator based on malloc."
+
+    def finish(self) -> int:
+        self.print_stats()
+        return 0
+
+
+class LeakCheckAllocator(HostAllocator):
+    """TFRT's default: at exit, anything still allocated is reported and fails the run."""
+
+    banner = "Choosing memory leak check allocator."
+
+    def finish(self) -> int:
+        if self.num_bytes == 0:
+            return 0
+        self.print_stats()
+        sys.stdout.write(
+            f"Memory leak detected: {self.num_allocations} alive allocations, "
+            f"{self.num_bytes} alive bytes\n"
+        )
+        sys.stdout.flush()
+        return 1
+
+
+class FixedSizeAllocator(HostAllocator):
+    """TFRT's ``test_fixed_size_1k``: a capacity; requests of at most 32 bytes are free."""
+
+    banner = "Choosing fixed size malloc."
+    EXCLUDE_THRESHOLD = 32
+
+    def __init__(self, capacity: int = 1024) -> None:
+        super().__init__()
+        self.capacity = capacity
+        self.current = 0
+
+    def _check(self, size: int) -> None:
+        if size <= self.EXCLUDE_THRESHOLD:
+            return
+        with self._lock:
+            if size + self.current <= self.capacity:
+                self.current += size
+                msg = f"Allocating {size} bytes. {self.capacity - self.current} remaining."
+                ok = True
+            else:
+                msg = (
+                    f"Attempted to allocate {size} bytes. However current capacity "
+                    f"is only {self.capacity - self.current}."
+                )
+                ok = False
+        tfrt_log("INFO" if ok else "ERROR", msg, "test_fixed_size_allocator.py:1")
+        if not ok:
+            raise HostAllocationError(msg)
+
+    def _release(self, size: int) -> None:
+        if size <= self.EXCLUDE_THRESHOLD:
+            return
+        with self._lock:
+            self.current -= size
+            msg = f"Freeing {size} bytes. {self.capacity - self.current} available."
+        tfrt_log("INFO", msg, "test_fixed_size_allocator.py:1")
+
+
+HOST_ALLOCATORS: dict[str, Callable[[], HostAllocator]] = {
+    "malloc": HostAllocator,
+    "test_fixed_size_1k": FixedSizeAllocator,
+    "profiled_allocator": ProfiledAllocator,
+    "leak_check_allocator": LeakCheckAllocator,
+}
+
+
+def make_host_allocator(kind: str) -> HostAllocator:
+    factory = HOST_ALLOCATORS.get(kind)
+    if factory is None:
+        raise ValueError(
+            f"unknown host allocator type '{kind}' (expected one of {', '.join(HOST_ALLOCATORS)})"
+        )
+    return factory()
+
+
+# ---------------------------------------------------------------------------
+# Diagnostics.
+
+
+@dataclass(frozen=True)
+class DecodedDiagnostic:
+    """A runtime error as the host reports it: message, code and decoded location.
+
+    ``location`` is a ``tfrt.bef.program`` Location (or None when unknown).
+    """
+
+    message: str
+    code: str = ErrorCode.INTERNAL
+    location: Any = None
+
+
+def _default_diag_handler(diag: DecodedDiagnostic) -> None:
+    sys.stdout.flush()
+    sys.stderr.write(f"runtime error: {diag.message}\n")
+    sys.stderr.flush()
+
+
+# ---------------------------------------------------------------------------
+# Resource, request and execution contexts.
+
+
+class ResourceContext:
+    """Named resources shared by the kernels of one request (``tfrt.once`` uses it)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._resources: dict[str, Any] = {}
+
+    def get(self, name: str) -> Any | None:
+        return self._resources.get(name)
+
+    def set(self, name: str, value: Any) -> None:
+        with self._lock:
+            self._resources[name] = value
+
+    def get_or_create(self, name: str, factory: Callable[[], Any]) -> Any:
+        """The resource ``name``, created by ``factory()`` on first use (atomically)."""
+        with self._lock:
+            value = self._resources.get(name)
+            if value is None:
+                value = factory()
+                self._resources[name] = value
+            return value
+
+
+class RequestContext:
+    """One request: cancellation, a resource context and per-request data.
+
+    The resource context is created on first use unless one is given (calls
+    from Python that never run ``tfrt.once`` should not pay for it).
+    """
+
+    __slots__ = ("host", "_resource_context", "cancel_value", "data")
+
+    def __init__(
+        self,
+        host: "HostContext",
+        resource_context: ResourceContext | None = None,
+        data: dict[type, Any] | None = None,
+    ) -> None:
+        self.host = host
+        self._resource_context = resource_context
+        # An error AsyncValue once cancelled (the executor checks it per kernel).
+        self.cancel_value: AsyncValue | None = None
+        self.data = data
+
+    @property
+    def resource_context(self) -> ResourceContext:
+        rc = self._resource_context
+        if rc is None:
+            rc = self._resource_context = ResourceContext()
+        return rc
+
+    def cancel(self) -> None:
+        """Cancel the request: kernels not yet started are skipped with ``Cancelled``."""
+        if self.cancel_value is None:
+            self.cancel_value = AsyncValue(ERROR, CANCELLED_ERROR)
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel_value is not None
+
+
+class ExecutionContext:
+    """What kernels see of the runtime: the host and the current request."""
+
+    __slots__ = ("host", "request")
+
+    def __init__(self, host: "HostContext", request: RequestContext) -> None:
+        self.host = host
+        self.request = request
+
+    @property
+    def resource_context(self) -> ResourceContext:
+        return self.request.resource_context
+
+    @property
+    def cancel_value(self) -> AsyncValue | None:
+        return self.request.cancel_value
+
+    @property
+    def work_queue(self) -> WorkQueue:
+        return self.host.work_queue
+
+
+# ---------------------------------------------------------------------------
+
+
+class HostContext:
+    """Everything kernels of one process share (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        work_queue: WorkQueue | str = "s",
+        allocator: HostAllocator | str = "malloc",
+        registry: Any = None,
+        diag_handler: Callable[[DecodedDiagnostic], None] | None = None,
+    ) -> None:
+        self.work_queue = make_work_queue(work_queue) if isinstance(work_queue, str) else work_queue
+        self.allocator = (
+            make_host_allocator(allocator) if isinstance(allocator, str) else allocator
+        )
+        if registry is None:
+            from tfrt.kernels.registry import default_registry
+
+            registry = default_registry()
+        self.registry = registry
+        self.diag_handler = diag_handler or _default_diag_handler
+        self._shared: dict[type, Any] = {}
+        self._shared_lock = threading.RLock()
+        self.devices: dict[str, Any] = {}
+
+    # -- errors -------------------------------------------------------------
+    def emit_error(self, error: ErrorInfo | str, location: Any = None) -> DecodedDiagnostic:
+        """Send a runtime error to the diagnostic handler (TFRT's ``EmitError``)."""
+        if not isinstance(error, ErrorInfo):
+            error = ErrorInfo(str(error))
+        diag = DecodedDiagnostic(error.message, error.code, location)
+        self.diag_handler(diag)
+        return diag
+
+    # -- contexts -----------------------------------------------------------
+    def new_request(self, resource_context: ResourceContext | None = None) -> RequestContext:
+        return RequestContext(self, resource_context)
+
+    def new_execution_context(
+        self, resource_context: ResourceContext | None = None
+    ) -> ExecutionContext:
+        return ExecutionContext(self, self.new_request(resource_context))
+
+    def shared_context(self, cls: type) -> Any:
+        """The one instance of ``cls`` for this host, built as ``cls(host)`` on first use."""
+        inst = self._shared.get(cls)
+        if inst is not None:
+            return inst
+        with self._shared_lock:
+            inst = self._shared.get(cls)
+            if inst is None:
+                inst = cls(self)
+                self._shared[cls] = inst
+            return inst
+
+    # -- work ---------------------------------------------------------------
+    def enqueue_work(self, fn: Callable[[], Any]) -> AsyncValue:
+        """Run ``fn`` on the work queue; its result (or KernelError) resolves the value."""
+        result = AsyncValue()
+        self.work_queue.add_task(lambda: _resolve_with(result, fn))
+        return result
+
+    def enqueue_task(self, fn: Callable[[], Any]) -> None:
+        """Run ``fn`` on the work queue, ignoring its result."""
+        self.work_queue.add_task(fn)
+
+    def enqueue_blocking_work(self, fn: Callable[[], Any]) -> bool:
+        """Run ``fn`` on the blocking pool (queued if need be); False if refused."""
+        return self.work_queue.add_blocking_task(fn, allow_queuing=True) is None
+
+    def run_blocking_work(self, fn: Callable[[], Any]) -> bool:
+        """Run ``fn`` on a blocking thread now, or return False."""
+        return self.work_queue.add_blocking_task(fn, allow_queuing=False) is None
+
+    def await_values(self, values: Sequence[AsyncValue]) -> None:
+        self.work_queue.await_values(values)
+
+    def quiesce(self) -> None:
+        self.work_queue.quiesce()
+
+    def shutdown(self) -> None:
+        self.work_queue.shutdown()
+
+    # -- memory -------------------------------------------------------------
+    def allocate(self, size: int, alignment: int = 8) -> Allocation:
+        return self.allocator.allocate(size, alignment)
+
+    def deallocate(self, allocation: Allocation) -> None:
+        self.allocator.deallocate(allocation)
+
+
+def _resolve_with(result: AsyncValue, fn: Callable[[], Any]) -> None:
+    from tfrt.kernels.registry import KernelError
+
+    try:
+        value = fn()
+    except KernelError as exc:
+        result.set_error(ErrorInfo(exc.message, exc.code))
+        return
+    except Exception as exc:  # a bug in the task: keep it an error value
+        result.set_error(ErrorInfo(f"{type(exc).__name__}: {exc}"))
+        return
+    if isinstance(value, AsyncValue):
+        if value.state:
+            result._resolve(value.state, value.value)
+        else:
+            value.and_then(lambda: result._resolve(value.state, value.value))
+        return
+    result._resolve(CONCRETE, value)

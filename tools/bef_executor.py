@@ -1,0 +1,411 @@
+"""bef_executor: run every function of a BEF file, as TFRT's test driver does.
+
+    tfrt_translate -mlir-to-bef x.mlir | bef_executor -
+    bef_executor x.mlir.bef --functions=a,b --work_queue_type=mstd:4
+    bef_executor x.mlir --trace=trace.json       # a .mlir input is compiled first
+
+Output (stdout): the allocator and work-queue banners, then per function in
+FunctionIndex order ``--- Running 'f':`` (or ``--- Not running 'f' because it
+has arguments.``), the kernels' output, and ``'f' returned v1,v2`` once the
+results resolve; work still queued then runs before the next function.
+
+Runtime errors are MLIR diagnostics at the failing kernel's location
+(``file:line:col: error: runtime error: MSG``).  When that source file is
+readable its ``expected-error`` annotations are checked as MLIR's verifier
+does: matched errors are silent, unmatched or missing ones are reported and
+the exit status is 1.
+
+Flags (one or two dashes, ``--flag=value`` or ``--flag value``):
+``--functions=a,b``, ``--test_init_function=NAME``,
+``--work_queue_type=s|mstd[:N[,M]]``, ``--host_allocator_type=malloc|
+test_fixed_size_1k|profiled_allocator|leak_check_allocator``,
+``--print_error_code``, ``--enable_tracing``, ``--tracing_level=default|verbose|debug``,
+``--trace=FILE.json`` (per-kernel Chrome/Perfetto trace).
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from tfrt import diagnostics as dg
+
+PROG = "bef_executor"
+
+_VALUE_FLAGS = {
+    "functions",
+    "test_init_function",
+    "work_queue_type",
+    "host_allocator_type",
+    "tracing_level",
+    "trace",
+    "shared_libs",
+}
+_BOOL_FLAGS = {"print_error_code", "enable_tracing", "help"}
+
+
+class UsageError(Exception):
+    pass
+
+
+@dataclass
+class Options:
+    input: str = "-"
+    functions: list[str] = field(default_factory=list)
+    test_init_function: str = ""
+    work_queue_type: str = "s"
+    host_allocator_type: str = "leak_check_allocator"
+    print_error_code: bool = False
+    enable_tracing: bool = False
+    tracing_level: str = "default"
+    trace: str | None = None
+
+
+def parse_args(argv: Sequence[str]) -> Options:
+    opts = Options()
+    positional: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg == "-" or not arg.startswith("-"):
+            positional.append(arg)
+            continue
+        name, eq, value = arg.lstrip("-").partition("=")
+        if name in _BOOL_FLAGS:
+            if eq and value not in ("true", "1", "false", "0"):
+                raise UsageError(f"option '{name}' takes no value")
+            setattr_bool = value not in ("false", "0")
+            if name == "help":
+                raise UsageError("help")
+            setattr(opts, name, setattr_bool)
+            continue
+        if name not in _VALUE_FLAGS:
+            raise UsageError(f"unknown option '{arg}'")
+        if not eq:
+            if i >= len(argv):
+                raise UsageError(f"option '{name}' needs a value")
+            value = argv[i]
+            i += 1
+        if name == "functions":
+            opts.functions.extend(v for v in value.split(",") if v)
+        elif name == "shared_libs":
+            raise UsageError("--shared_libs is not supported (kernels load through the "
+                             "'tfrt.kernels' entry-point group)")
+        else:
+            setattr(opts, name, value)
+    if len(positional) > 1:
+        raise UsageError(f"too many input files: {' '.join(positional)}")
+    if positional:
+        opts.input = positional[0]
+    return opts
+
+
+# ---------------------------------------------------------------------------
+# Result printing (TFRT's PrintResult / LLVM raw_ostream formats).
+
+
+def format_float(v: float) -> str:
+    """raw_ostream << double: ``%e``, with ``nan`` and ``INF``/``-INF``."""
+    v = float(v)
+    if v != v:
+        return "nan"
+    if v in (float("inf"), float("-inf")):
+        return "-INF" if v < 0 else "INF"
+    return "%e" % v
+
+
+def format_value(type_name: str, value: Any) -> str:
+    if type_name == "i1":
+        return "1" if value else "0"
+    if type_name in ("i32", "i64"):
+        return str(int(value))
+    if type_name in ("f32", "f64"):
+        return format_float(value)
+    return f"{type_name} value"
+
+
+def format_result(type_name: str, av: Any, print_error_code: bool) -> str:
+    err = av.error
+    if err is not None:
+        if print_error_code:
+            return f"<<error: {err.message}, code: {err.code}>>"
+        return f"<<error: {err.message}>>"
+    return format_value(type_name, av.value)
+
+
+# ---------------------------------------------------------------------------
+# Diagnostics: MLIR's SourceMgrDiagnosticVerifierHandler, lazily per file.
+
+
+class RuntimeDiagnostics:
+    """Receives runtime errors; verifies them against ``expected-*`` annotations.
+
+    As in MLIR, a source file's annotations are read when the first
+    diagnostic located in it arrives; a diagnostic with no file location, or
+    in a file that cannot be read, is unexpected.
+    """
+
+    def __init__(self) -> None:
+        self.sources = dg.SourceManager()
+        self._verifiers: dict[str, dg.DiagnosticVerifier | None] = {}
+        self.failed = False
+
+    def _verifier(self, filename: str) -> dg.DiagnosticVerifier | None:
+        if filename in self._verifiers:
+            return self._verifiers[filename]
+        try:
+            with open(filename, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+        except OSError:
+            verifier = None
+        else:
+            self.sources.add(filename, text)
+            verifier = dg.DiagnosticVerifier(filename, text)
+        self._verifiers[filename] = verifier
+        return verifier
+
+    def handle(self, diag: Any) -> None:
+        from tfrt.bef import program as bp
+        from tfrt.executor import location_to_string
+
+        message = f"runtime error: {diag.message}"
+        loc = diag.location
+        flc = bp.file_line_col(loc) if loc is not None else None
+        if flc is not None:
+            source_loc = dg.SourceLoc(flc.file, flc.line, flc.col)
+            verifier = self._verifier(flc.file)
+            if verifier is not None:
+                before = len(verifier.unexpected)
+                verifier.consume(dg.Diagnostic("error", message, source_loc))
+                if len(verifier.unexpected) > before:
+                    self.failed = True
+                    self._emit(verifier.unexpected[before:])
+                return
+            self.failed = True
+            self._emit([dg.Diagnostic("error", f"unexpected error: {message}", source_loc)])
+            return
+        self.failed = True
+        where = "loc(unknown)"
+        if loc is not None and not isinstance(loc, bp.UnknownLocation):
+            where = f'loc("{location_to_string(loc)}")'
+        sys.stdout.flush()
+        sys.stderr.write(f"{where}: error: unexpected error: {message}\n")
+        sys.stderr.flush()
+
+    def _emit(self, diags: list[dg.Diagnostic]) -> None:
+        sys.stdout.flush()
+        dg.emit(diags, self.sources, sys.stderr)
+
+    def verify(self) -> int:
+        missing: list[dg.Diagnostic] = []
+        for verifier in self._verifiers.values():
+            if verifier is None:
+                continue
+            missing.extend(d for d in verifier.finish() if d not in verifier.unexpected)
+        if missing:
+            self._emit(missing)
+            return 1
+        return 1 if self.failed else 0
+
+
+# ---------------------------------------------------------------------------
+
+
+def _read_input(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _compile_mlir(data: bytes, path: str) -> bytes:
+    """Compile MLIR text to BEF in memory (imports the compiler only on this path)."""
+    from tfrt.bef.writer import write_bef
+    from tfrt.dialects.syntax import parse_module
+
+    text = data.decode("utf-8", errors="replace")
+    # Like tfrt_translate, accept ops of dialects that are not registered:
+    # only the executor decides whether a kernel exists.
+    module = parse_module(text, path, allow_unregistered=True)
+    return write_bef(module)
+
+
+def _looks_like_mlir(data: bytes, path: str) -> bool:
+    """Not BEF, and named .mlir or plain text: compile it first."""
+    if data[:2] == b"\x0b\xef" or not data:
+        return False
+    if path.endswith(".mlir"):
+        return True
+    if b"\0" in data:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+def _main(argv: list[str]) -> int:
+    try:
+        opts = parse_args(argv)
+    except UsageError as exc:
+        if str(exc) == "help":
+            sys.stdout.write(__doc__ or "")
+            return 0
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 1
+
+    from tfrt.host_context import HostContext, make_host_allocator
+    from tfrt.tracing import DebugTracingSink, level_index
+    from tfrt.work_queue import WorkQueueError, make_work_queue
+
+    try:
+        allocator = make_host_allocator(opts.host_allocator_type)
+        level_index(opts.tracing_level)
+    except ValueError as exc:
+        sys.stderr.write(f"{PROG}: {exc}\n")
+        return 1
+
+    sink = DebugTracingSink(opts.tracing_level) if opts.enable_tracing else None
+    if sink is not None:
+        sink.push_scope("Bef Executor")
+    out = sys.stdout
+    try:
+        out.write(allocator.banner + "\n")
+        out.flush()
+        try:
+            data = _read_input(opts.input)
+        except OSError as exc:
+            sys.stderr.write(f"{PROG}: could not open input file '{opts.input}': {exc.strerror}\n")
+            return 1
+        if _looks_like_mlir(data, opts.input):
+            try:
+                data = _compile_mlir(data, opts.input)
+            except dg.DiagnosticError as exc:
+                sources = dg.SourceManager()
+                sys.stderr.write(exc.render(sources))
+                return 1
+        try:
+            work_queue = make_work_queue(opts.work_queue_type)
+        except WorkQueueError as exc:
+            sys.stderr.write(f"{PROG}: couldn't create work queue type {opts.work_queue_type}: {exc}\n")
+            return 1
+        out.write(f"Choosing {work_queue.name} work queue.\n")
+        out.flush()
+
+        diags = RuntimeDiagnostics()
+        host = HostContext(work_queue=work_queue, allocator=allocator, diag_handler=diags.handle)
+        try:
+            status = _run(opts, data, host, diags, sink)
+        finally:
+            host.shutdown()
+        gc.collect()
+        leak_status = allocator.finish()
+        return status or leak_status
+    finally:
+        if sink is not None:
+            sink.pop_scope()
+            sink.flush(sys.stdout)
+
+
+def _run(opts: Options, data: bytes, host: Any, diags: RuntimeDiagnostics, sink: Any) -> int:
+    from tfrt.bef.reader import BEFFormatError, read_bef
+    from tfrt.executor import BEFProgram, ProgramLoadError, set_recursion_limit
+    from tfrt.tracing import ChromeTracer, Tracer
+
+    try:
+        bef = read_bef(data)
+    except BEFFormatError as exc:
+        sys.stdout.flush()
+        sys.stderr.write(f"{PROG}: error: invalid BEF file: {exc}\n")
+        return 1
+    try:
+        program = BEFProgram.load(bef, host)
+    except ProgramLoadError:
+        # TFRT's driver stops here; the exit status is the verifier's verdict
+        # (err_unknown_kernel.mlir expects its load error and exits 0).
+        return diags.verify()
+    chrome = ChromeTracer() if opts.trace else None
+    tracer = Tracer(chrome, sink)
+    if tracer:
+        program.tracer = tracer
+    set_recursion_limit()
+
+    if opts.functions:
+        functions = []
+        for name in opts.functions:
+            fn = program.function(name)
+            if fn is None:
+                sys.stderr.write(f"{PROG}: couldn't find function {name}\n")
+                return 1
+            functions.append(fn)
+    else:
+        functions = list(program.functions)
+
+    init = program.function(opts.test_init_function) if opts.test_init_function else None
+    if init is not None:
+        _run_function(init, host, opts, sink)
+    for fn in functions:
+        if fn is not init:
+            _run_function(fn, host, opts, sink)
+
+    if chrome is not None:
+        try:
+            chrome.write(opts.trace)
+        except OSError as exc:
+            sys.stderr.write(f"{PROG}: cannot write trace file '{opts.trace}': {exc.strerror}\n")
+            return 1
+    del program
+    return diags.verify()
+
+
+def _run_function(fn: Any, host: Any, opts: Options, sink: Any) -> None:
+    from tfrt.bef import program as bp
+
+    out = sys.stdout
+    if fn.arg_types:
+        out.write(f"--- Not running '{fn.name}' because it has arguments.\n")
+        out.flush()
+        return
+    if not fn.name:
+        return
+    out.write(f"--- Running '{fn.name}':\n")
+    out.flush()
+    if sink is not None:
+        sink.push_scope(f"Function: {fn.name}")
+    try:
+        exec_ctx = host.new_execution_context()
+        results = fn.execute(exec_ctx, [])
+        host.await_values(results)
+        if results:
+            if fn.kind == bp.SYNC_FUNCTION and any(r.error is not None for r in results):
+                err = next(r.error for r in results if r.error is not None)
+                line = f"<<error: {err.message}>>"
+            else:
+                line = ",".join(
+                    format_result(t, r, opts.print_error_code)
+                    for t, r in zip(fn.result_types, results)
+                )
+            out.write(f"'{fn.name}' returned {line}\n")
+            out.flush()
+        del results, exec_ctx
+        host.quiesce()
+    finally:
+        if sink is not None:
+            sink.pop_scope()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
