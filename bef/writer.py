@@ -18,7 +18,8 @@ Conversion happens in three steps, as in TFRT:
    attributes, kernel names, types and functions, checking what BEF cannot
    express;
 2. emit the string table (sorted), the attributes, kernel names and types;
-3. emit the function bodies, their locations and the optional sections.
+3. emit the function bodies, their locations and the optional sections;
+   each kernel's stream id comes from ``tfrt.passes.stream_analysis``.
 
 Bad input raises ``tfrt.diagnostics.DiagnosticError`` at the op's location,
 with TFRT's messages.
@@ -66,6 +67,7 @@ from xdsl.printer import Printer
 from tfrt.bef import encoding as enc
 from tfrt.bef.encoding import AttrType, DType, LocationKind, SectionId
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
+from tfrt.passes.stream_analysis import StreamAnalysis
 
 RETURN_OP = "tfrt.return"
 COST_ATTR = "_tfrt_cost"  # scheduling hint for the compiler; never emitted
@@ -1086,12 +1088,17 @@ class _FunctionsEmitter(_Emitter):
         if ref_names is not None:
             ref_names.vbr(len(kernel_ops) + 1)
 
+        # Stream ids tell the executor which kernels to run inline and which
+        # to enqueue; TFRT's mlir_to_bef computes them per block this way.
+        streams = StreamAnalysis(block)
+
         words = array("I")
         # The pseudo kernel: its results are a pseudo register (whose users
-        # are the kernels without operands) and the arguments.
+        # are the kernels without operands) and the arguments.  It starts
+        # the root stream.
         self.vbr(0)
         self.vbr(0)
-        self.vbr(0)
+        self.vbr(streams.root_stream.id)
         start_users = [kernel_index[op] for op in kernel_ops if not op.operands]
         arg_users = [users[regs[a]][::-1] for a in block.args]
         words.extend((enc.PSEUDO_KERNEL_CODE, enc.PSEUDO_KERNEL_LOCATION, 0, 0, 0))
@@ -1107,7 +1114,7 @@ class _FunctionsEmitter(_Emitter):
         for op in kernel_ops:
             self.vbr(4 * len(words))
             self.vbr(len(op.operands))
-            self.vbr(0)  # stream id: every kernel in the root stream
+            self.vbr(streams.stream_of(op).id)
             self._emit_kernel(op, regs, users, words, attr_names, ref_names)
 
         if return_op is not None:

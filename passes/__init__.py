@@ -7,13 +7,25 @@ xDSL, is imported only when its factory is called, so ``tfrt_opt --help``
 stays fast.  Out-of-tree passes come in through the ``tfrt.passes``
 entry-point group (``name = "package.module:PassClass"``) or through
 ``tfrt_opt --load-pass-plugin FILE.py``.
+
+Passes report errors by raising ``DiagnosticError``.  Diagnostics that do
+not stop the pass (remarks, warnings: MLIR's ``emitRemark``) go through
+``emit_diagnostic(diag)`` to the innermost handler installed with
+``with diagnostic_handler(fn):`` (``tfrt_opt`` installs one per input
+chunk: it prints them, or feeds ``-verify-diagnostics``); without a handler
+they are printed to stderr.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Callable
+
+from tfrt.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from xdsl.passes import ModulePass
@@ -38,6 +50,10 @@ PASSES: dict[str, tuple[str, str]] = {
     "inline": (
         "tfrt.passes.inline:InlinerPass",
         "Inline tfrt.call / func.call of single-block functions",
+    ),
+    "tfrt-print-stream": (
+        "tfrt.passes.stream_analysis:PrintStreamPass",
+        "Report each op's stream (id, cost, parent, children) as remarks",
     ),
 }
 
@@ -64,3 +80,27 @@ def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         factories.setdefault(ep.name, ep.load)
     return factories
+
+
+# ---------------------------------------------------------------------------
+# Non-fatal diagnostics
+
+_handlers: list[Callable[[Diagnostic], None]] = []
+
+
+@contextmanager
+def diagnostic_handler(handler: Callable[[Diagnostic], None]) -> Iterator[None]:
+    """Send the diagnostics passes emit inside the ``with`` to ``handler``."""
+    _handlers.append(handler)
+    try:
+        yield
+    finally:
+        _handlers.pop()
+
+
+def emit_diagnostic(diag: Diagnostic) -> None:
+    """Report a diagnostic that does not stop the pass (a remark, a warning)."""
+    if _handlers:
+        _handlers[-1](diag)
+        return
+    sys.stderr.write(diag.render())

@@ -35,7 +35,7 @@ from tfrt.diagnostics import (
     SourceManager,
     split_input_file,
 )
-from tfrt.passes import pass_summaries
+from tfrt.passes import diagnostic_handler, pass_summaries
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -455,11 +455,17 @@ def _main(argv: list[str], sources: SourceManager) -> int:
     chunks = split_input_file(text) if args.split_input_file else [(text, 0)]
     outputs: list[str] = []
     failed = False
+
+    def print_diagnostic(diag: Diagnostic) -> None:
+        sys.stderr.write(diag.render(sources))
+
     for chunk, _ in chunks:
         if args.verify_diagnostics:
             verifier = DiagnosticVerifier(filename, chunk)
             try:
-                outputs.append(processor.run(chunk))
+                # Remarks and warnings that passes emit are checked too.
+                with diagnostic_handler(verifier.consume):
+                    outputs.append(processor.run(chunk))
             except DiagnosticError as e:
                 for diag in e.diagnostics:
                     verifier.consume(diag)
@@ -469,7 +475,8 @@ def _main(argv: list[str], sources: SourceManager) -> int:
                 sys.stderr.write("".join(d.render(sources) for d in errors))
             continue
         try:
-            outputs.append(processor.run(chunk))
+            with diagnostic_handler(print_diagnostic):
+                outputs.append(processor.run(chunk))
         except DiagnosticError as e:
             failed = True
             sys.stderr.write(e.render(sources))

@@ -36,9 +36,11 @@ def test_whole_file_of_a_trivial_function():
         "03 02 00"  # Types: none
         "04 0c 01 000000 00 00".replace(" ", "")  # FunctionIndex: async @f at 0, () -> ()
         + "05 8111 04 cccc"  # Functions: length 72, alignment 4, padding
-        # body: location 0, no registers, 2 kernels: pseudo (offset 0) and
-        # "k" (offset 36), then padding to the 4-aligned kernel list.
-        "00 00 02 000000 240000 cccccc"
+        # body: location 0, no registers, 2 kernels: pseudo (offset 0,
+        # stream 0) and "k" (offset 36, stream 1: it feeds nothing, so stream
+        # analysis gives it its own stream), then padding to the 4-aligned
+        # kernel list.
+        "00 00 02 000000 240001 cccccc"
         # pseudo kernel: code, location, 0 args/attrs/funcs, 1 result (the
         # pseudo register), 1 user; body: register 0 (= num_regs), user 1.
         "abababab cdcdcdcd 00000000 00000000 00000000 01000000 01000000"
