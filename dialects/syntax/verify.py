@@ -1,0 +1,133 @@
+"""Op-by-op verification with source locations, plus SSA dominance.
+
+xDSL's ``module.verify()`` raises a ``VerifyException`` with no op reference
+(and prints the whole module into its notes); MLIR reports the failing op's
+location.  :func:`verify_module` verifies op by op in walk order and raises
+:class:`~tfrt.diagnostics.DiagnosticError` at the first failure with
+MLIR's ``'<op>' op <message>`` text.
+
+xDSL also does not check dominance: a value used before its definition in
+the same block passes.  Here every use is checked against the ops that came
+before it in the enclosing blocks (``operand #N does not dominate this
+use``).  Module bodies are graph regions, as in MLIR, and are not checked;
+dominance across the blocks of a CFG region is not checked either.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    ModuleOp,
+    NameLoc,
+    UnregisteredOp,
+)
+from xdsl.ir import Attribute, Block, Operation
+
+from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
+
+
+def source_loc(loc: Attribute | None) -> SourceLoc | None:
+    """The file:line:col an xDSL location points at (the first one in fused/callsite)."""
+    if isinstance(loc, FileLineColLoc):
+        return SourceLoc(loc.filename.data, loc.line.data, loc.column.data)
+    if isinstance(loc, NameLoc):
+        return source_loc(loc.location)
+    if isinstance(loc, CallSiteLoc):
+        return source_loc(loc.callee)
+    if isinstance(loc, FusedLoc):
+        for sub in loc.locations.data:
+            found = source_loc(sub)
+            if found is not None:
+                return found
+    return None
+
+
+def op_name(op: Operation) -> str:
+    """The op's name as written (an unregistered op's own name, not builtin.unregistered)."""
+    if isinstance(op, UnregisteredOp):
+        return op.op_name.data
+    return op.name
+
+
+def op_error(op: Operation, message: str, notes=(), plain: bool = False) -> DiagnosticError:
+    """An error at ``op``'s location: ``'<op>' op <message>`` (MLIR's emitOpError),
+    or the bare message for ``plain`` ones (MLIR's emitError)."""
+    text = message if plain else f"'{op_name(op)}' op {message}"
+    d = Diagnostic("error", text, source_loc(op.location))
+    for note_msg, note_loc in notes:
+        d.note(note_msg, note_loc)
+    return DiagnosticError(d)
+
+
+def _message(e: Exception) -> str:
+    msg = str(e).strip()
+    return " ".join(line.strip() for line in msg.splitlines() if line.strip()) or type(e).__name__
+
+
+def _is_plain(e: Exception) -> bool:
+    """Verifier messages the dialects mark as MLIR emitError ones (no op prefix)."""
+    return any(cls.__name__ == "PlainVerifyException" for cls in type(e).__mro__)
+
+
+def verify_module(module: Operation) -> None:
+    """Verify ``module`` op by op; raise DiagnosticError at the first failure."""
+    positions: dict[Block, dict[Operation, int]] = {}
+    for op in _walk(module):
+        try:
+            op.verify(verify_nested_ops=False)
+        except DiagnosticError:
+            raise
+        except Exception as e:  # noqa: BLE001 - any verifier failure becomes a diagnostic
+            raise op_error(op, _message(e), plain=_is_plain(e)) from None
+        for i, operand in enumerate(op.operands):
+            owner = operand.owner
+            if isinstance(owner, Operation) and not _dominates(owner, op, positions):
+                raise op_error(
+                    op,
+                    f"operand #{i} does not dominate this use",
+                    [("operand defined here", source_loc(owner.location))],
+                )
+
+
+def _walk(root: Operation):
+    """Pre-order walk without recursion (regions may nest deeply)."""
+    stack = [root]
+    while stack:
+        op = stack.pop()
+        yield op
+        children = [
+            child for region in op.regions for block in region.blocks for child in block.ops
+        ]
+        children.reverse()
+        stack.extend(children)
+
+
+def _dominates(definer: Operation, user: Operation, positions) -> bool:
+    """Does ``definer`` come before ``user`` (or the op holding it) in its block?
+
+    Only checked within one block (and for uses nested in a later op of that
+    block); blocks of graph regions (module bodies) and other blocks of a CFG
+    region are not checked.
+    """
+    block = definer.parent
+    if block is None:
+        return True
+    region = block.parent
+    if region is not None and isinstance(region.parent, ModuleOp):
+        return True  # graph region: no dominance
+    # The ancestor of `user` (itself included) that sits in `block`.
+    ancestor = user
+    while ancestor.parent is not block:
+        parent_block = ancestor.parent
+        if parent_block is None or parent_block.parent is None:
+            return True  # not nested in `block`: a CFG or cross-region use
+        holder = parent_block.parent.parent
+        if holder is None:
+            return True
+        ancestor = holder
+    index = positions.get(block)
+    if index is None:
+        index = positions[block] = {o: i for i, o in enumerate(block.ops)}
+    return index[definer] < index[ancestor]
