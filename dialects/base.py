@@ -10,7 +10,8 @@
   (``operand #0 must be 32-bit signless integer, but got 'i64'``), then the
   op's own (TFRT) verifier, then xDSL's wording.
 * `RuntimeOp` / `IsolatedOp`, `define_op`, `define_type`, `ops_of_module`:
-  bases and factories for the generated op families and simple types.
+  bases and factories for the generated op families and simple types;
+  ``RuntimeOp.BEF_KERNEL`` marks the ops that are not kernels.
 * `TypedAttributeTrait`, `AttrCostTrait`: TFRT's marker traits, for the BEF
   writer and stream analysis.
 * `PlainVerifyException`: for MLIR's ``emitError`` (no ``'op' op`` prefix).
@@ -450,9 +451,16 @@ class RuntimeOp(IRDLOperation):
 
     Attributes that the custom syntax does not place explicitly are read from
     and printed in the attribute dictionary, as MLIR does for properties.
+
+    ``BEF_KERNEL``: whether the op runs as the BEF kernel of its name.  An op
+    the BEF writer lowers without a kernel (`tfrt.return` becomes the results
+    of its function or region) sets it to False; every other op of a runtime
+    dialect has a kernel registered under its name
+    (``tests/test_registry_consistency.py`` checks both).
     """
 
     irdl_options = (ParsePropInAttrDict(),)
+    BEF_KERNEL: ClassVar[bool] = True
 
 
 class IsolatedOp(RuntimeOp):

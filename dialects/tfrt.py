@@ -624,6 +624,7 @@ class ReturnOp(TfrtOp):
     name = "tfrt.return"
     arguments = var_operand_def()
     traits = traits_def(IsTerminator(), ReturnLike())
+    BEF_KERNEL: ClassVar[bool] = False  # the BEF writer turns it into results
     assembly_format = "($arguments^ `:` type($arguments))? attr-dict"
 
     def verify_(self) -> None:

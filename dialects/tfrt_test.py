@@ -224,20 +224,12 @@ def _simple(class_name: str, doc: str, body: dict[str, object]) -> type:
     return define_op(__name__, class_name, doc, body, base=TestOp)
 
 
-DecodeJpegOp = _simple(
-    "DecodeJpegOp",
-    "Decodes a JPEG image into an RGB tensor (as tf.image.decode_jpeg, 3 channels).\n\n"
-    "    %image = tfrt_test.decode_jpeg %bytes\n",
-    {
-        "name": "tfrt_test.decode_jpeg",
-        "encoded": operand_def(StringType),
-        "image": result_def(TensorType),
-        "assembly_format": "operands attr-dict",
-    },
-)
+# TFRT's `tfrt_test.decode_jpeg` is left out: its kernel needs a JPEG codec,
+# which this runtime does not ship.
 ResizeBilinearOp = _simple(
     "ResizeBilinearOp",
-    "Resizes an image tensor to height x width, bilinearly.\n\n"
+    "Resizes a [height, width, channels] image tensor to height x width,\n"
+    "bilinearly (`tf.compat.v1.image.resize`); the result is f32.\n\n"
     "    %resized = tfrt_test.resize_bilinear %image, %height, %width\n",
     {
         "name": "tfrt_test.resize_bilinear",

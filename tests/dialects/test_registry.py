@@ -100,7 +100,7 @@ def test_op_counts():
         "tfrt": 63,
         "tfrt_dht": 96,
         "tfrt_sht": 1,
-        "tfrt_tensor": 0,
-        "tfrt_test": 13,
+        "tfrt_tensor": 36,
+        "tfrt_test": 12,
         "ts": 18,
     }

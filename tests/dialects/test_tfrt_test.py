@@ -14,7 +14,6 @@ func.func @sink(%x: i32) {
 func.func @all(%x: i32, %y: i64, %s: !tfrt.string, %t: !tfrt_tensor.tensor) -> i32 {
   %a, %b, %c = tfrt_test.count3.i32 %x
   %d, %e, %f = tfrt_test.count3.i64 %y
-  %img = tfrt_test.decode_jpeg %s
   %small = tfrt_test.resize_bilinear %t, %y, %y
   %ex = tfrt_test.parse_example_from_bytes %s
   %bytes = tfrt_test.get_bytes_field_from_example %ex, %s

@@ -106,6 +106,14 @@ def constant_complex128(im, re):
     return complex(float(re), float(im))
 
 
+# TFRT's `constant_s` ops are the constants of sync functions (`tfrt.sync`).
+# Every kernel here can run in one, so they are the same kernels.
+kernel("tfrt.constant_s.i64", attrs=("i64",))(constant_i64)
+kernel("tfrt.constant_s.f16", attrs=("f16",))(constant_f16)
+kernel("tfrt.constant_s.f32", attrs=("f32",))(constant_f32)
+kernel("tfrt.constant_s.f64", attrs=("f64",))(constant_f64)
+
+
 # -- integers ----------------------------------------------------------------
 
 
@@ -137,6 +145,11 @@ def mul_i32(a, b):
 @kernel("tfrt.mul.i64")
 def mul_i64(a, b):
     return wrap_i64(a * b)
+
+
+# The `mul_s` ops are the sync-function forms of `mul` (see `constant_s`).
+kernel("tfrt.mul_s.i32")(mul_i32)
+kernel("tfrt.mul_s.i64")(mul_i64)
 
 
 @kernel("tfrt.div.i32")
@@ -319,7 +332,17 @@ def print_complex128(v, *_):
 
 @kernel("tfrt.get_device", attrs=("str",), context=True)
 def get_device(ctx, device_name, *_chain):
+    """The device the host lists under ``device_name``, else the ``tfrt.devices``
+    device of that name (TFRT's ``CPU:0`` is ``cpu:0`` there)."""
     device = ctx.host.devices.get(device_name)
+    if device is None:
+        from tfrt.devices.base import DeviceError
+        from tfrt.devices.registry import default_registry
+
+        try:
+            device = default_registry().get(device_name.lower())
+        except DeviceError:
+            device = None
     if device is None:
         raise KernelError(f"cannot find device {device_name}")
     return device

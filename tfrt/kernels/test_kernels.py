@@ -15,6 +15,8 @@ import threading
 import time
 from typing import Any
 
+import numpy as np
+
 from tfrt.async_value import (
     CONCRETE,
     AsyncValue,
@@ -50,6 +52,10 @@ def print_hello(*_chain):
 @kernel("tfrt_test.get_string", attrs=("str",))
 def get_string(value):
     return str(value)
+
+
+# TFRT's sync-function form of `get_string`; the same kernel.
+kernel("tfrt_test.get_string_sync", attrs=("str",))(get_string)
 
 
 @kernel("tfrt_test.print_string")
@@ -658,6 +664,185 @@ def benchmark(frame: AsyncKernelFrame):
 
     start_run()
     return None
+
+
+# Attributes in name order: duration_secs, max_count, num_warmup_runs (the
+# function, `target_fn`, is the kernel's function attribute).
+@kernel("tfrt_test.sync_benchmark", attrs=("i32", "i32", "i32"), kind="async")
+def sync_benchmark(frame: AsyncKernelFrame):
+    """Runs a sync function (``tfrt.sync``, no results) in a loop on this thread
+    and prints the statistics ``tfrt_test.benchmark`` prints, named after it."""
+    from tfrt.bef.program import SYNC_FUNCTION
+
+    duration_secs, max_count = frame.attrs[0], frame.attrs[1]
+    # A generic-form op may leave the warm-up count out: its default is 1.
+    num_warmup_runs = frame.attrs[2] if len(frame.attrs) > 2 else 1
+    if not frame.funcs:
+        frame.report_error("SyncBenchmark op requires a target function")
+        return None
+    fn = frame.funcs[0]
+    plan = getattr(fn, "plan", None)
+    if getattr(fn, "kind", None) != SYNC_FUNCTION or not getattr(plan, "all_sync", False):
+        frame.report_error("SyncBenchmark op requires the input function be a sync function")
+        return None
+    if fn.num_results != 0:
+        frame.report_error("SyncBenchmark op requires the input function have zero return value")
+        return None
+    if fn.num_arguments != len(frame.args):
+        frame.report_error(
+            "Incorrect number of arguments for the target function for the SyncBenchmark op"
+        )
+        return None
+    stats = _BenchmarkStats(fn.name, num_warmup_runs, max_count, duration_secs)
+    args = list(frame.args)
+    while stats.more():
+        stats.start_run()
+        # Every kernel of a sync function is sync, so the run is over when
+        # execute returns.
+        fn.execute(frame.exec_ctx, args)
+        stats.stop_run()
+    stats.summarize()
+    return None
+
+
+# ---------------------------------------------------------------------------
+# tensorflow.Example parsing (TFRT's backends/cpu proto_kernels.cc).
+#
+# `!tfrt.string` values hold bytes as latin-1 text (see read_string_from_file),
+# so a serialized proto read from a file arrives intact.
+
+
+class ProtoError(ValueError):
+    """Malformed protocol buffer wire data."""
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    result = 0
+    shift = 0
+    while True:
+        if pos >= len(data):
+            raise ProtoError("truncated varint")
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return result, pos
+        shift += 7
+        if shift >= 70:
+            raise ProtoError("varint is too long")
+
+
+def _fields(data: bytes):
+    """(field number, wire type, value) of each field of one message."""
+    pos = 0
+    while pos < len(data):
+        key, pos = _varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if number == 0:
+            raise ProtoError("field number 0")
+        if wire == 0:
+            value, pos = _varint(data, pos)
+        elif wire == 1:
+            if pos + 8 > len(data):
+                raise ProtoError("truncated 64-bit field")
+            value, pos = data[pos : pos + 8], pos + 8
+        elif wire == 2:
+            size, pos = _varint(data, pos)
+            if pos + size > len(data):
+                raise ProtoError("truncated length-delimited field")
+            value, pos = data[pos : pos + size], pos + size
+        elif wire == 5:
+            if pos + 4 > len(data):
+                raise ProtoError("truncated 32-bit field")
+            value, pos = data[pos : pos + 4], pos + 4
+        else:
+            raise ProtoError(f"unsupported wire type {wire}")
+        yield number, wire, value
+
+
+def _int64(u: int) -> int:
+    u &= (1 << 64) - 1
+    return u - (1 << 64) if u >> 63 else u
+
+
+def _parse_feature(data: bytes) -> tuple[str, list]:
+    """A `Feature`: its kind (bytes/float/int64; the last one set wins) and values."""
+    kind, values = "", []
+    for number, wire, value in _fields(data):
+        if wire != 2 or number not in (1, 2, 3):
+            continue  # unknown fields are skipped, as protobuf does
+        kind = {1: "bytes", 2: "float", 3: "int64"}[number]
+        values = []
+        for inner, inner_wire, item in _fields(value):
+            if inner != 1:
+                continue
+            if kind == "bytes" and inner_wire == 2:
+                values.append(bytes(item))
+            elif kind == "float" and inner_wire == 2:  # packed
+                if len(item) % 4:
+                    raise ProtoError("packed float list has a partial element")
+                values += [float(x) for x in np.frombuffer(item, dtype="<f4")]
+            elif kind == "float" and inner_wire == 5:
+                values.append(float(np.frombuffer(item, dtype="<f4")[0]))
+            elif kind == "int64" and inner_wire == 2:  # packed
+                pos = 0
+                while pos < len(item):
+                    v, pos = _varint(item, pos)
+                    values.append(_int64(v))
+            elif kind == "int64" and inner_wire == 0:
+                values.append(_int64(item))
+            else:
+                raise ProtoError(f"wire type {inner_wire} in a {kind} list")
+    return kind, values
+
+
+def parse_example(data: bytes) -> dict[str, tuple[str, list]]:
+    """A serialized `tensorflow.Example` as {feature name: (kind, values)}."""
+    features: dict[str, tuple[str, list]] = {}
+    for number, wire, value in _fields(data):
+        if number != 1 or wire != 2:
+            continue
+        for entry_number, entry_wire, entry in _fields(value):
+            if entry_number != 1 or entry_wire != 2:
+                continue
+            key, feature = "", ("", [])
+            for n, w, v in _fields(entry):
+                if n == 1 and w == 2:
+                    key = bytes(v).decode("utf-8")
+                elif n == 2 and w == 2:
+                    feature = _parse_feature(v)
+            features[key] = feature  # a map key written twice: the last wins
+    return features
+
+
+@kernel("tfrt_test.parse_example_from_bytes")
+def parse_example_from_bytes(data):
+    try:
+        return parse_example(str(data).encode("latin-1"))
+    except (ProtoError, UnicodeError):
+        raise KernelError("failed to parse example.proto from string") from None
+
+
+def _feature(example, key: str, kind: str):
+    if not isinstance(example, dict):
+        raise KernelError(f"expected a !proto.example, got {type(example).__name__}")
+    if key not in example:
+        raise KernelError(f"key {key} is not found in the proto")
+    feature_kind, values = example[key]
+    # Each feature is a scalar, as TFRT's kernels assume.
+    if feature_kind != kind or len(values) != 1:
+        raise KernelError(f"feature {key} is not a single {kind} value")
+    return values[0]
+
+
+@kernel("tfrt_test.get_bytes_field_from_example")
+def get_bytes_field_from_example(example, key):
+    return _feature(example, key, "bytes").decode("latin-1")
+
+
+@kernel("tfrt_test.get_int64_field_from_example")
+def get_int64_field_from_example(example, key):
+    return _feature(example, key, "int64")
 
 
 # ---------------------------------------------------------------------------

@@ -5,6 +5,7 @@
     // CooHostTensor dtype = i32, shape = [3, 2], indices = [0, 0, 0, 1, 0, 2, ...], values = [...]
     %d, %c4 = coo.convert_coo_to_dht.i32.2 %s, %c3
     %eq, %c5 = coo.tensor_equal.i32.2 %s, %s, %c4
+    %c6 = coo.print_tensor %s, %c5
 
 Names are ``coo.<kernel>.<dtype>.<rank>`` for dtype f32/i32 and rank 0-3.  The
 coordinates reproduce TFRT's index decomposition quirk (see
@@ -13,7 +14,7 @@ coordinates reproduce TFRT's index decomposition quirk (see
 
 from __future__ import annotations
 
-from tfrt.kernels.registry import CHAIN, KernelError, kernel
+from tfrt.kernels.registry import CHAIN, KernelError, kernel, print_line
 from tfrt.tensor.dtype import DType
 from tfrt.tensor.host_tensor import CooHostTensor, DenseHostTensor
 
@@ -52,3 +53,12 @@ for _name, _dtype in COO_TYPES.items():
         kernel(f"coo.convert_dht_to_coo.{_name}.{_rank}")(convert_dht_to_coo)
         kernel(f"coo.convert_coo_to_dht.{_name}.{_rank}")(convert_coo_to_dht)
         kernel(f"coo.tensor_equal.{_name}.{_rank}")(tensor_equal)
+
+
+@kernel("coo.print_tensor")
+def print_tensor(tensor, chain):
+    """Print a sparse tensor (``CooHostTensor dtype = ..., indices = [...], values = [...]``)."""
+    if not isinstance(tensor, CooHostTensor):
+        raise KernelError(f"coo.print_tensor: expected a CooHostTensor, got {type(tensor).__name__}")
+    print_line(tensor.print_text())
+    return CHAIN

@@ -45,7 +45,7 @@ from tfrt.tensor.corert import (
     predicate_value,
 )
 from tfrt.tensor.dtype import DType
-from tfrt.tensor.host_tensor import DenseHostTensor, HostTensor, StringHostTensor
+from tfrt.tensor.host_tensor import DenseHostTensor, HostTensor, StringHostTensor, to_dense
 from tfrt.tensor.shape import TensorShape
 
 
@@ -290,6 +290,210 @@ def _make_create_dense(dtype: DType):
 
 for _suffix, (_dt, _kind) in CREATE_DENSE_TYPES.items():
     kernel(f"corert.create_dense_tensor.{_suffix}", attrs=("i64[]", f"{_kind}[]"))(_make_create_dense(_dt))
+
+
+def _make_create_dense_complex(dtype: DType):
+    # Complex values are written as interleaved (real, imaginary) floats, as
+    # `tfrt_dht.set_tensor_with_constant_values.complex64` takes them.
+    def create(shape, value):
+        parts = np.asarray(value).reshape(-1)
+        if parts.size % 2:
+            raise KernelError(
+                f"{parts.size} floats for a complex tensor: expected (real, imaginary) pairs"
+            )
+        values = list(parts[0::2] + 1j * parts[1::2])
+        return _make_create_dense(dtype)(shape, values)
+
+    return create
+
+
+kernel("corert.create_dense_tensor.complex64", attrs=("i64[]", "f32[]"))(
+    _make_create_dense_complex(DType.COMPLEX64)
+)
+kernel("corert.create_dense_tensor.complex128", attrs=("i64[]", "f64[]"))(
+    _make_create_dense_complex(DType.COMPLEX128)
+)
+
+
+# --------------------------------------------------------------------------
+# transfers between devices
+
+
+class TensorTypeName:
+    """A ``!tfrt.tensor_type`` value: the kind of tensor a device holds."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TensorTypeName) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"TensorTypeName({self.name!r})"
+
+
+DENSE_HOST = TensorTypeName("DenseHost")
+# TFRT's names for the dense tensor type of a device kind; other kinds'
+# tensors are this runtime's DeviceTensor.
+_DENSE_TYPE_OF_KIND = {"cpu": DENSE_HOST, "gpu": TensorTypeName("DenseGpu")}
+_DENSE_DEVICE = TensorTypeName("DenseDevice")
+
+
+def _device(value):
+    from tfrt.devices.base import Device
+
+    if not isinstance(value, Device):
+        raise KernelError(f"expected a !tfrt.device, got {type(value).__name__}")
+    return value
+
+
+def dense_tensor_type(device) -> TensorTypeName:
+    """The tensor type a dense tensor has on ``device``."""
+    if "compute" not in device.capabilities:
+        raise KernelError(f"device {device.name} holds no tensor values")
+    return _DENSE_TYPE_OF_KIND.get(device.kind, _DENSE_DEVICE)
+
+
+def _when_available(th: TensorHandle, frame, on_tensor) -> None:
+    """Resolve result 0 with ``on_tensor(tensor)`` once the handle's tensor is available."""
+    t = th.tensor
+    out = frame.allocate_result(0)
+
+    def done() -> None:
+        if t.state == ERROR:
+            out.set_error(t.value)
+            return
+        try:
+            out.set_value(on_tensor(t.value))
+        except KernelError as exc:
+            out.set_error(frame.emit_error(exc.message).value)
+
+    t.and_then(done)
+
+
+@kernel("corert.get_dst_tensor_type", kind="async")
+def get_dst_tensor_type(frame):
+    """The tensor type the handle's tensor would have on the device (once it is computed)."""
+    th, device = frame.arg(0), frame.arg(1)
+    if not isinstance(th, TensorHandle):
+        frame.report_error("corert.get_dst_tensor_type: expected a tensor handle")
+        return
+    try:
+        device = _device(device)
+    except KernelError as exc:
+        frame.report_error(exc.message)
+        return
+
+    def pick(tensor) -> TensorTypeName:
+        if isinstance(tensor, StringHostTensor):
+            return TensorTypeName("StringHost")  # unsupported dtypes keep their type
+        try:
+            return dense_tensor_type(device)
+        except KernelError:
+            raise KernelError(
+                f"failed to find dst device type for src_tensor_type={type(tensor).__name__} "
+                f"and dst_device_type={device.kind}"
+            ) from None
+
+    _when_available(th, frame, pick)
+
+
+def _transfer(th: TensorHandle, device, dst_type: TensorTypeName | None, frame) -> None:
+    from tfrt.devices.base import DeviceError, DeviceTensor
+
+    expected = dense_tensor_type(device)
+    if dst_type is not None and dst_type != expected:
+        raise KernelError(f"cannot transfer to {device.name} as a {dst_type} tensor")
+    handle_device = HOST_DEVICE if expected is DENSE_HOST else device.name
+    out = frame.allocate_result(0)
+    src = th.tensor
+
+    def resolve(value: AsyncValue) -> None:
+        def done() -> None:
+            if value.state == ERROR:
+                out.set_error(value.value)
+                return
+            tensor = value.value
+            out.set_value(TensorHandle(handle_device, tensor.metadata, AsyncValue.make_available(tensor)))
+
+        value.and_then(done)
+
+    def start() -> None:
+        if src.state == ERROR:
+            out.set_error(src.value)
+            return
+        tensor = src.value
+        try:
+            if isinstance(tensor, DeviceTensor):
+                if tensor.device is device:
+                    resolve(AsyncValue.make_available(tensor))
+                    return
+                # Between devices through the host, as TFRT's transfer does.
+                host_av = tensor.device.copy_to_host(tensor)
+                if expected is DENSE_HOST:
+                    resolve(host_av)
+                    return
+                staged = AsyncValue()
+
+                def copy_on() -> None:
+                    if host_av.state == ERROR:
+                        staged.set_error(host_av.value)
+                        return
+                    try:
+                        staged.set_value(device.copy_to_device(host_av.value))
+                    except DeviceError as exc:
+                        staged.set_error(frame.emit_error(str(exc)).value)
+
+                host_av.and_then(copy_on)
+                resolve(staged)
+                return
+            dense = to_dense(tensor)
+            if expected is DENSE_HOST:
+                resolve(AsyncValue.make_available(dense))
+            else:
+                resolve(AsyncValue.make_available(device.copy_to_device(dense)))
+        except (TypeError, DeviceError) as exc:
+            out.set_error(frame.emit_error(f"cannot transfer to {device.name}: {exc}").value)
+
+    src.and_then(start)
+
+
+@kernel("corert.transfer", kind="async")
+def transfer(frame):
+    """The handle's tensor on ``device`` as the tensor type ``dst_tensor_type``.
+
+    Host tensors are converted to dense ones on the host (``DenseHost``) or
+    copied to a device; device tensors go through the host.
+    """
+    th, device, dst_type = frame.arg(0), frame.arg(1), frame.arg(2)
+    try:
+        if not isinstance(th, TensorHandle):
+            raise KernelError("corert.transfer: expected a tensor handle")
+        if not isinstance(dst_type, TensorTypeName):
+            raise KernelError("corert.transfer: expected a !tfrt.tensor_type")
+        _transfer(th, _device(device), dst_type, frame)
+    except KernelError as exc:
+        frame.report_error(exc.message)
+
+
+@kernel("corert.transfer_inferred_tensortype", kind="async")
+def transfer_inferred_tensortype(frame):
+    """``corert.transfer`` to the dense tensor type of ``device``."""
+    th, device = frame.arg(0), frame.arg(1)
+    try:
+        if not isinstance(th, TensorHandle):
+            raise KernelError("corert.transfer_inferred_tensortype: expected a tensor handle")
+        _transfer(th, _device(device), None, frame)
+    except KernelError as exc:
+        frame.report_error(exc.message)
 
 
 # --------------------------------------------------------------------------

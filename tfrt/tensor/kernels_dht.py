@@ -12,10 +12,20 @@ tensor take a chain and return one::
 Kernel families (TFRT's ``dense_host_tensor_kernels.cc``):
 ``create_uninitialized_tensor.<t>.<rank>`` (rank 0-5), ``fill_tensor_with_constant.<t>``,
 ``set_tensor_with_constant_values.<t>``, ``set_tensor_with_values.<t>``,
-``tensor_equal.<t>``, ``tensor_allclose[.3ulp|.1000ulp|.2000ulp|.100000ulp].<t>``,
-and ``print_tensor``, ``print_tensor_shape``, ``get_tensor_shape``, ``no_op_ht``.
-``<t>`` is one of ui8 ui32 ui64 f32 f64 i8 i32 i64 bool complex64 complex128
-(creation only: f16 bf16).
+``make_tensor.<t>``, ``tensor_equal.<t>``,
+``tensor_allclose[.3ulp|.1000ulp|.2000ulp|.100000ulp].<t>``, and
+``print_tensor``, ``print_tensor_shape``, ``get_tensor_shape``, ``no_op_ht``.
+``<t>`` is one of ui8 ui16 ui32 ui64 f32 f64 i8 i32 i64 bool complex64
+complex128 (creation only: f16 bf16; TFRT has no ui16 kernels, but its
+dialect defines the ui16 ops).
+
+Host buffers (``!ht.host_buffer``, a :class:`HostBufferRef`):
+``allocate_buffer``, ``get_buffer`` (a tensor's memory), ``get_buffer_slice``,
+``print_buffer`` (``HostBuffer<pointer=0x..., size=N>``); ``make_tensor.<t>``
+makes a tensor over a buffer of exactly the right size, sharing its memory::
+
+    %buf = tfrt_dht.allocate_buffer %size, %alignment
+    %t, %c1 = tfrt_dht.make_tensor.f32 %buf, %shape, %c0
 
 ``create_uninitialized_tensor`` accounts its memory with the HostContext's
 allocator as TFRT's ``HostBuffer`` does (a 64-byte header plus the data), so
@@ -48,6 +58,8 @@ _TENSOR_ALIGNMENT = 16
 # Kernel dtype suffix -> (DType, attribute kind of one element).
 DHT_TYPES: dict[str, tuple[DType, str]] = {
     "ui8": (DType.UI8, "ui8"),
+    # TFRT's dialect defines the ui16 ops but registers no ui16 kernels.
+    "ui16": (DType.UI16, "ui16"),
     "ui32": (DType.UI32, "ui32"),
     "ui64": (DType.UI64, "ui64"),
     "f32": (DType.F32, "f32"),
@@ -67,6 +79,17 @@ MAX_CREATE_RANK = 5
 ALLCLOSE_ULPS = {"": 2, "3ulp.": 3, "1000ulp.": 1000, "2000ulp.": 2000, "100000ulp.": 100000}
 
 
+def _charge(ctx, owner, nbytes: int, alignment: int):
+    """Charge ``nbytes`` to the HostContext's allocator until ``owner`` dies.
+
+    Raises MemoryError when the host allocator refuses.
+    """
+    host = ctx.host
+    allocation = host.allocate(HOST_BUFFER_HEADER_BYTES + nbytes, alignment)
+    fin = weakref.finalize(owner, host.deallocate, allocation)
+    fin.atexit = False  # the leak checker must see what is still alive at exit
+
+
 def create_accounted_tensor(ctx, dtype: DType, dims) -> DenseHostTensor:
     """A new tensor whose bytes are also charged to the HostContext's allocator.
 
@@ -74,14 +97,11 @@ def create_accounted_tensor(ctx, dtype: DType, dims) -> DenseHostTensor:
     """
     meta = TensorMetadata(dtype, TensorShape(dims))
     nbytes = meta.num_elements * dtype.itemsize
-    host = ctx.host
+    tensor = DenseHostTensor.from_metadata(meta)
     try:
-        allocation = host.allocate(HOST_BUFFER_HEADER_BYTES + nbytes, _TENSOR_ALIGNMENT)
+        _charge(ctx, memory_owner(tensor.array), nbytes, _TENSOR_ALIGNMENT)
     except MemoryError:
         raise KernelError("Cannot allocate tensor") from None
-    tensor = DenseHostTensor.from_metadata(meta)
-    fin = weakref.finalize(memory_owner(tensor.array), host.deallocate, allocation)
-    fin.atexit = False  # the leak checker must see what is still alive at exit
     return tensor
 
 
@@ -167,6 +187,21 @@ def _register_creation(suffix: str, dtype: DType, elem_kind: str) -> None:
 
     kernel(f"tfrt_dht.set_tensor_with_values.{suffix}")(set_values)
 
+    def make_tensor(buffer, shape, chain, _dtype=dtype):
+        buf = _buffer(buffer)
+        if not isinstance(shape, TensorShape):
+            raise KernelError(f"expected a !ts.shape, got {type(shape).__name__}")
+        itemsize = _dtype.itemsize
+        if buf.size != shape.num_elements() * itemsize:
+            raise KernelError(
+                f"dht.make_tensor failed: buffer_size ({buf.size}) is not equal to the number "
+                f"of elements in shape ({shape}) times element size ({itemsize})"
+            )
+        array = buf.data.view(_dtype.np_dtype).reshape(shape.dims)
+        return DenseHostTensor(TensorMetadata(_dtype, shape), array), CHAIN
+
+    kernel(f"tfrt_dht.make_tensor.{suffix}")(make_tensor)
+
 
 def _register_comparison(suffix: str, dtype: DType) -> None:
     def equal(a, b, chain, _dtype=dtype):
@@ -215,6 +250,89 @@ def get_tensor_shape(tensor):
 
 @kernel("tfrt_dht.no_op_ht")
 def no_op_ht(tensor):
+    return CHAIN
+
+
+# --------------------------------------------------------------------------
+# host buffers (`!ht.host_buffer`)
+
+
+class HostBufferRef:
+    """TFRT's ``RCReference<HostBuffer>``: ``size`` bytes of host memory.
+
+    ``data`` is a uint8 numpy view; it keeps the memory alive, so a slice
+    keeps its parent's memory alive and a tensor made from a buffer shares it.
+    """
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data
+
+    @property
+    def size(self) -> int:
+        return int(self.data.size)
+
+    @property
+    def address(self) -> int:
+        return int(self.data.__array_interface__["data"][0])
+
+    def __str__(self) -> str:
+        # llvm::format_hex(ptr, 1): "0x" and the digits, no padding.
+        return f"HostBuffer<pointer={self.address:#x}, size={self.size}>"
+
+    def __repr__(self) -> str:
+        return f"<{self}>"
+
+
+def _buffer(value) -> HostBufferRef:
+    if not isinstance(value, HostBufferRef):
+        raise KernelError(f"expected a !ht.host_buffer, got {type(value).__name__}")
+    return value
+
+
+@kernel("tfrt_dht.allocate_buffer", context=True)
+def allocate_buffer(ctx, size, alignment):
+    """``size`` uninitialized bytes aligned to ``alignment`` (a power of two)."""
+    if size < 0:
+        raise KernelError(f"tfrt_dht.allocate_buffer: negative size {size}")
+    if alignment <= 0 or alignment & (alignment - 1):
+        raise KernelError(f"tfrt_dht.allocate_buffer: alignment {alignment} is not a power of two")
+    raw = np.empty(size + alignment - 1, dtype=np.uint8)
+    offset = -int(raw.__array_interface__["data"][0]) % alignment
+    data = raw[offset : offset + size]
+    try:
+        _charge(ctx, raw, size, alignment)
+    except MemoryError:
+        raise KernelError("Cannot allocate host buffer") from None
+    return HostBufferRef(data)
+
+
+@kernel("tfrt_dht.get_buffer")
+def get_buffer(tensor, chain):
+    """The memory behind a dense host tensor (shared, not copied)."""
+    t = _dense(tensor, None)
+    array = t.array
+    if not array.flags.c_contiguous:
+        raise KernelError("tfrt_dht.get_buffer: the tensor's memory is not contiguous")
+    return HostBufferRef(array.reshape(-1).view(np.uint8)), CHAIN
+
+
+@kernel("tfrt_dht.get_buffer_slice")
+def get_buffer_slice(parent, offset, size):
+    """``size`` bytes of ``parent`` from ``offset`` on, sharing its memory."""
+    buf = _buffer(parent)
+    if offset < 0 or size < 0 or offset + size > buf.size:
+        raise KernelError(
+            f"tfrt_dht.get_buffer_slice: [{offset}, {offset + size}) is outside the "
+            f"parent buffer of {buf.size} bytes"
+        )
+    return HostBufferRef(buf.data[offset : offset + size])
+
+
+@kernel("tfrt_dht.print_buffer")
+def print_buffer(buffer, chain):
+    print_line(str(_buffer(buffer)))
     return CHAIN
 
 

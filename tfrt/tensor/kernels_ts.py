@@ -14,7 +14,8 @@ import numpy as np
 from tfrt.kernels.registry import CHAIN, KernelError, kernel, print_line
 from tfrt.tensor.shape import FixedRankShape, PartialTensorShape, TensorShape
 
-FIXED_RANKS = (1, 2, 3)
+# TFRT registers ranks 1-3; its dialect also defines rank 0, which works the same.
+FIXED_RANKS = (0, 1, 2, 3)
 
 
 def _dims(value) -> list[int]:

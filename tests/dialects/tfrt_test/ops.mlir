@@ -6,8 +6,6 @@ func.func @simple(%x: i32, %y: i64, %s: !tfrt.string, %t: !tfrt_tensor.tensor) -
   %a, %b, %c = tfrt_test.count3.i32 %x
   // CHECK-NEXT: %{{.*}}:3 = tfrt_test.count3.i64 %arg1
   %d, %e, %f = tfrt_test.count3.i64 %y
-  // CHECK-NEXT: tfrt_test.decode_jpeg %arg2
-  %img = tfrt_test.decode_jpeg %s
   // CHECK-NEXT: tfrt_test.resize_bilinear %arg3, %arg1, %arg1
   %small = tfrt_test.resize_bilinear %t, %y, %y
   // CHECK-NEXT: %[[EX:.*]] = tfrt_test.parse_example_from_bytes %arg2
