@@ -478,6 +478,15 @@ class _Execution:
             start = end
 
     def _process(self, q: _ReadyQueue) -> None:
+        if self.lock is not None:
+            # On a multi-threaded queue, a thread outside the pool that runs
+            # kernels inline takes one of the queue's N compute slots.
+            with self.exec_ctx.host.work_queue.external_compute():
+                self._process_ready(q)
+            return
+        self._process_ready(q)
+
+    def _process_ready(self, q: _ReadyQueue) -> None:
         if not q.inline:
             self._switch_stream(q)
         if q.outline:

@@ -27,12 +27,13 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
 import traceback
 from collections import deque
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from tfrt.async_value import AsyncValue
 
@@ -67,6 +68,10 @@ class WorkQueue:
     @property
     def parallelism(self) -> int:
         return 1
+
+    def external_compute(self) -> "contextlib.AbstractContextManager[None]":
+        """Held by a thread outside the pool while it runs kernels inline."""
+        return contextlib.nullcontext()
 
     def is_in_worker_thread(self) -> bool:
         return False
@@ -190,6 +195,11 @@ class MultiThreadedWorkQueue(WorkQueue):
         self._blocking: deque[Task] = deque()
         self._blocking_cv = threading.Condition(self._lock)
         self._pending = 0  # queued + running, both pools
+        # Threads computing right now: workers running a task, plus threads
+        # outside the pool (the caller) running kernels inline.  Workers start
+        # no task while N threads compute, so the caller's inline stream and
+        # the pool together never oversubscribe the N cores the queue is for.
+        self._computing = 0
         self._idle_blocking = 0
         self._num_blocking_started = 0
         self._stopping = False
@@ -217,16 +227,20 @@ class MultiThreadedWorkQueue(WorkQueue):
 
     def _worker_loop(self) -> None:
         self._local.worker = True
+        self._local.computing = True
         while True:
             with self._lock:
-                while not self._tasks and not self._stopping:
+                while (
+                    not self._tasks or self._computing >= self.num_threads
+                ) and not self._stopping:
                     self._work_cv.wait()
                 if not self._tasks:
                     return
                 task = self._tasks.popleft()
-            self._run(task)
+                self._computing += 1
+            self._run(task, computing=True)
 
-    def _run(self, task: Task) -> None:
+    def _run(self, task: Task, computing: bool = False) -> None:
         try:
             task()
         except Exception:
@@ -234,8 +248,46 @@ class MultiThreadedWorkQueue(WorkQueue):
         finally:
             with self._lock:
                 self._pending -= 1
+                if computing:
+                    self._computing -= 1
+                    self._work_cv.notify()
                 if self._pending == 0:
                     self._idle_cv.notify_all()
+
+    @contextlib.contextmanager
+    def external_compute(self) -> Iterator[None]:
+        local = self._local
+        if getattr(local, "computing", False):  # a worker, or already counted
+            yield
+            return
+        with self._lock:
+            self._computing += 1
+        local.computing = True
+        try:
+            yield
+        finally:
+            local.computing = False
+            with self._lock:
+                self._computing -= 1
+                self._work_cv.notify()
+
+    @contextlib.contextmanager
+    def _not_computing(self) -> Iterator[None]:
+        """A thread that waits gives its compute slot to the pool meanwhile."""
+        local = self._local
+        if not getattr(local, "computing", False):
+            yield
+            return
+        with self._lock:
+            self._computing -= 1
+            self._work_cv.notify()
+        local.computing = False
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._computing += 1
+            local.computing = True
 
     # -- blocking pool --------------------------------------------------------
     def add_blocking_task(self, task: Task, allow_queuing: bool = True) -> Task | None:
@@ -285,10 +337,11 @@ class MultiThreadedWorkQueue(WorkQueue):
 
         for v in pending:
             v.and_then(one_done)
-        done.wait()
+        with self._not_computing():
+            done.wait()
 
     def quiesce(self) -> None:
-        with self._lock:
+        with self._not_computing(), self._lock:
             while self._pending:
                 self._idle_cv.wait()
 
