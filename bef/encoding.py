@@ -203,33 +203,9 @@ def decode_vbr(buf, pos: int, end: int) -> tuple[int, int]:
 # Element types (TFRT's DType) and attribute type codes (BEFAttributeType)
 
 
-class DType(IntEnum):
-    """Element types, numbered as TFRT's ``dtype.def``."""
-
-    INVALID = 0
-    UI8 = 1
-    UI16 = 2
-    UI32 = 3
-    UI64 = 4
-    I1 = 5
-    I8 = 6
-    I16 = 7
-    I32 = 8
-    I64 = 9
-    F32 = 10
-    F64 = 11
-    COMPLEX64 = 12
-    COMPLEX128 = 13
-    F16 = 14
-    BF16 = 15
-    STRING = 16
-    RESOURCE = 17
-    VARIANT = 18
-    QUI8 = 19
-    QUI16 = 20
-    QI8 = 21
-    QI16 = 22
-    QI32 = 23
+# Element types, numbered as TFRT's ``dtype.def``: one enum for the whole
+# runtime, defined with the host tensors (value 0 means "no dtype").
+from tfrt.tensor.dtype import DType  # noqa: E402
 
 
 FIRST_DTYPE = 1
