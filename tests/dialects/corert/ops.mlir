@@ -6,26 +6,26 @@ func.func @execute(%arg: !corert.tensorhandle) -> !corert.tensorhandle {
   // CHECK-NEXT: %[[CH:.*]] = tfrt.new.chain
   %ch = tfrt.new.chain
   // CHECK-NEXT: %[[CPU:.*]] = corert.get_op_handler %[[CH]] "cpu"
-  %cpu = corert.get_op_handler %ch "cpu"
-  // CHECK-NEXT: corert.executeop(%[[CPU]]) "some.op"(%arg0) {shape = [1, 65536], values = [1.000000e+00 : f32]} : 1
-  %res0 = corert.executeop(%cpu) "some.op"(%arg)
-    {shape = [1, 65536], values = [1.0 : f32]} : 1
-  // CHECK-NEXT: corert.executeop(%[[CPU]]) "some.op"(%arg0){{$}}
-  corert.executeop(%cpu) "some.op"(%arg)
-  // CHECK-NEXT: %[[R2:.*]] = corert.executeop(%[[CPU]]) "some.op"() : 1
-  %res2 = corert.executeop(%cpu) "some.op"() : 1
+  %host = corert.get_op_handler %ch "cpu"
+  // CHECK-NEXT: corert.executeop(%[[CPU]]) "demo.scale"(%arg0) {shape = [4, 8], values = [2.500000e-01 : f32]} : 1
+  %res0 = corert.executeop(%host) "demo.scale"(%arg)
+    {shape = [4, 8], values = [0.25 : f32]} : 1
+  // CHECK-NEXT: corert.executeop(%[[CPU]]) "demo.scale"(%arg0){{$}}
+  corert.executeop(%host) "demo.scale"(%arg)
+  // CHECK-NEXT: %[[R2:.*]] = corert.executeop(%[[CPU]]) "demo.scale"() : 1
+  %res2 = corert.executeop(%host) "demo.scale"() : 1
   // Function attributes come in a second dictionary; an empty first one
   // stays so that the text reads back the same way.
-  // CHECK-NEXT: corert.executeop(%[[CPU]]) "some.op"() {} {f = @execute} : 1
-  %res3 = corert.executeop(%cpu) "some.op"() {} {f = @execute} : 1
-  // CHECK-NEXT: corert.executeop(%[[CPU]]) "some.op"(%arg0, %arg0) {T = i32, "quoted key", flag} : 2
-  %res4:2 = corert.executeop(%cpu) "some.op"(%arg, %arg) {T = i32, "quoted key", flag} : 2
-  // CHECK-NEXT: = corert.executeop.seq(%[[CPU]], %[[CH]]) "some.op"() : 1
-  %op_ch, %res5 = corert.executeop.seq(%cpu, %ch) "some.op"() : 1
+  // CHECK-NEXT: corert.executeop(%[[CPU]]) "demo.scale"() {} {f = @execute} : 1
+  %res3 = corert.executeop(%host) "demo.scale"() {} {f = @execute} : 1
+  // CHECK-NEXT: corert.executeop(%[[CPU]]) "demo.scale"(%arg0, %arg0) {T = i32, "quoted key", flag} : 2
+  %res4:2 = corert.executeop(%host) "demo.scale"(%arg, %arg) {T = i32, "quoted key", flag} : 2
+  // CHECK-NEXT: = corert.executeop.seq(%[[CPU]], %[[CH]]) "demo.scale"() : 1
+  %op_ch, %res5 = corert.executeop.seq(%host, %ch) "demo.scale"() : 1
   // CHECK-NEXT: = corert.executeop.seq(%[[CPU]], %[[CH]]) "print"(%arg0){{$}}
-  %op_ch2 = corert.executeop.seq(%cpu, %ch) "print"(%arg) : 0
+  %op_ch2 = corert.executeop.seq(%host, %ch) "print"(%arg) : 0
   // CHECK-NEXT: corert.register_op_handler %[[CPU]] "cpu2"
-  %reg = corert.register_op_handler %cpu "cpu2"
+  %reg = corert.register_op_handler %host "cpu2"
   // CHECK-NEXT: corert.tensorhandle_to_int32 %arg0
   %i = corert.tensorhandle_to_int32 %arg
   // CHECK-NEXT: tfrt.return %[[R2]] : !corert.tensorhandle
@@ -34,8 +34,8 @@ func.func @execute(%arg: !corert.tensorhandle) -> !corert.tensorhandle {
 
 // CHECK-LABEL: func.func @constants()
 func.func @constants() {
-  // CHECK-NEXT: corert.const_dense_tensor dense<[0, 1, 2]> : tensor<3xi32>
-  %a = corert.const_dense_tensor dense<[0, 1, 2]>: tensor<3xi32>
+  // CHECK-NEXT: corert.const_dense_tensor dense<[7, 8, 9]> : tensor<3xi32>
+  %a = corert.const_dense_tensor dense<[7, 8, 9]>: tensor<3xi32>
   // CHECK-NEXT: corert.const_dense_tensor dense<1> : tensor<i32>
   %b = corert.const_dense_tensor dense<1> : tensor<i32>
   // CHECK-NEXT: corert.const_string_tensor {shape = [1, 2], value = ["const", "string"]}
