@@ -51,7 +51,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     VectorType,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser as XParser
 from xdsl.parser.core import ForwardDeclaredValue  # noqa: TID251
@@ -180,7 +180,9 @@ class IRBuilder:
         self.alias_sources = alias_sources or {}
         self.parse_alias = parse_alias
         self.aliases_in_progress: set[str] = set()
-        self.loc_fixups: list[tuple[Operation, Token]] = []
+        self.loc_fixups: list[tuple[Operation | BlockArgument, Token]] = []
+        # Function-argument locations by token identity, until the region opens.
+        self.arg_locs: dict[int, tuple[Token, Any]] = {}
         self.dialect_cache: dict[tuple[str, bool], Attribute] = {}
         self.attr_cache: dict[Any, Attribute] = {}
 
@@ -446,6 +448,13 @@ class IRBuilder:
             if tok is not None:
                 scope.values[tok.value] = arg
                 scope.def_toks[tok.value] = tok
+                located = self.arg_locs.pop(id(tok), None)
+                if located is not None:
+                    loc = located[1]
+                    if isinstance(loc, Token):
+                        self.loc_fixups.append((arg, loc))
+                    else:
+                        arg.location = loc
         return None
 
     def region(self, c):
@@ -672,7 +681,11 @@ class IRBuilder:
         return (func, frame.tok)
 
     def named_arg(self, c):
-        tok, typ, attrs, _loc = c
+        tok, typ, attrs, loc = c
+        # An argument's location: its explicit loc(...) (an alias is resolved
+        # once the whole file is read), else where its name stands, as MLIR's
+        # parser records it.
+        self.arg_locs[id(tok)] = (tok, loc if loc is not None else self.file_loc(tok))
         return (tok, typ, attrs)
 
     def unnamed_arg(self, c):

@@ -141,3 +141,17 @@ def test_explicit_module_keeps_its_location():
     m = _parse('module @m {\n  "t.a"() : () -> ()\n}\n')
     assert m.sym_name.data == "m"
     assert _flc(m.location)[1:] == (1, 1)
+
+
+def test_function_arguments_keep_their_locations():
+    src = (
+        'func.func @f(%a: i32 loc("a.py":7:9), %b: i32, %c: i32 loc(#later)) -> i32 {\n'
+        '  func.return %a : i32\n'
+        "}\n"
+        '#later = loc("b.py":1:2)\n'
+    )
+    func = next(iter(_parse(src).body.ops))
+    a, b, c = func.body.block.args
+    assert _flc(a.location) == ("a.py", 7, 9)
+    assert _flc(b.location) == ("loc.mlir", 1, 39)  # where the name stands
+    assert _flc(c.location) == ("b.py", 1, 2)
