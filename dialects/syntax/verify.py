@@ -8,9 +8,11 @@ MLIR's ``'<op>' op <message>`` text.
 
 xDSL also does not check dominance: a value used before its definition in
 the same block passes.  Here every use is checked against the ops that came
-before it in the enclosing blocks (``operand #N does not dominate this
+before it in the enclosing blocks, and, across the blocks of a CFG region,
+against the region's dominator tree (``operand #N does not dominate this
 use``).  Module bodies are graph regions, as in MLIR, and are not checked;
-dominance across the blocks of a CFG region is not checked either.
+uses in blocks unreachable from the entry block are not checked either, as in
+MLIR.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from xdsl.dialects.builtin import (
     NameLoc,
     UnregisteredOp,
 )
-from xdsl.ir import Attribute, Block, Operation
+from xdsl.ir import Attribute, Block, Operation, Region
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 
@@ -74,6 +76,7 @@ def _is_plain(e: Exception) -> bool:
 def verify_module(module: Operation) -> None:
     """Verify ``module`` op by op; raise DiagnosticError at the first failure."""
     positions: dict[Block, dict[Operation, int]] = {}
+    dominators: dict[Region, dict[Block, set[Block]]] = {}
     for op in _walk(module):
         try:
             op.verify(verify_nested_ops=False)
@@ -83,7 +86,7 @@ def verify_module(module: Operation) -> None:
             raise op_error(op, _message(e), plain=_is_plain(e)) from None
         for i, operand in enumerate(op.operands):
             owner = operand.owner
-            if isinstance(owner, Operation) and not _dominates(owner, op, positions):
+            if isinstance(owner, Operation) and not _dominates(owner, op, positions, dominators):
                 raise op_error(
                     op,
                     f"operand #{i} does not dominate this use",
@@ -104,30 +107,74 @@ def _walk(root: Operation):
         stack.extend(children)
 
 
-def _dominates(definer: Operation, user: Operation, positions) -> bool:
-    """Does ``definer`` come before ``user`` (or the op holding it) in its block?
+def _dominates(definer: Operation, user: Operation, positions, dominators) -> bool:
+    """Does ``definer`` dominate ``user`` (or the op of its block that holds it)?
 
-    Only checked within one block (and for uses nested in a later op of that
-    block); blocks of graph regions (module bodies) and other blocks of a CFG
-    region are not checked.
+    In the same block: ``definer`` comes first.  In another block of the same
+    region: the definer's block dominates the user's block.  Graph regions
+    (module bodies) have no dominance.
     """
     block = definer.parent
     if block is None:
         return True
     region = block.parent
-    if region is not None and isinstance(region.parent, ModuleOp):
+    if region is None or isinstance(region.parent, ModuleOp):
         return True  # graph region: no dominance
-    # The ancestor of `user` (itself included) that sits in `block`.
+    # Climb from `user` to the op that sits in `region`.
     ancestor = user
-    while ancestor.parent is not block:
-        parent_block = ancestor.parent
-        if parent_block is None or parent_block.parent is None:
-            return True  # not nested in `block`: a CFG or cross-region use
-        holder = parent_block.parent.parent
+    while True:
+        use_block = ancestor.parent
+        if use_block is None or use_block.parent is None:
+            return True  # not nested in `region`: other checks catch it
+        if use_block.parent is region:
+            break
+        holder = use_block.parent.parent
         if holder is None:
             return True
         ancestor = holder
+    if use_block is not block:
+        doms = dominators.get(region)
+        if doms is None:
+            doms = dominators[region] = _block_dominators(region)
+        found = doms.get(use_block)
+        return found is None or block in found  # unreachable blocks: not checked
     index = positions.get(block)
     if index is None:
         index = positions[block] = {o: i for i, o in enumerate(block.ops)}
     return index[definer] < index[ancestor]
+
+
+def _block_dominators(region: Region) -> dict[Block, set[Block]]:
+    """Dominator sets of the blocks reachable from the entry block."""
+    blocks = list(region.blocks)
+    if not blocks:
+        return {}
+    entry = blocks[0]
+    succs: dict[Block, list[Block]] = {}
+    order: list[Block] = []
+    stack, seen = [entry], {entry}
+    while stack:
+        b = stack.pop()
+        order.append(b)
+        term = b.last_op
+        succs[b] = list(term.successors) if term is not None else []
+        for s in succs[b]:
+            if s not in seen:
+                seen.add(s)
+                stack.append(s)
+    preds: dict[Block, list[Block]] = {b: [] for b in order}
+    for b in order:
+        for s in succs[b]:
+            preds[s].append(b)
+    everything = set(order)
+    doms = {b: set(everything) for b in order}
+    doms[entry] = {entry}
+    changed = True
+    while changed:
+        changed = False
+        for b in order[1:]:
+            new = set.intersection(*(doms[p] for p in preds[b])) | {b}
+            if new != doms[b]:
+                doms[b] = new
+                changed = True
+    return doms

@@ -243,3 +243,45 @@ def test_operand_and_type_counts_must_agree_in_custom_form():
         "}\n"
     )
     assert diag(src).startswith("t.mlir:2:19: error: 2 operands present, but expected 1\n")
+
+
+_DIAMOND = (
+    "func.func @f(%c: i1) -> i32 {{\n"
+    '  "cf.cond_br"(%c)[^bb1, ^bb2] <{{operandSegmentSizes = array<i32: 1, 0, 0>}}> : (i1) -> ()\n'
+    "^bb1:\n"
+    '  %x = "arith.constant"() <{{value = 1 : i32}}> : () -> i32\n'
+    '  "cf.br"()[^bb3] : () -> ()\n'
+    "^bb2:\n"
+    '  "cf.br"()[^bb3] : () -> ()\n'
+    "^bb3:\n"
+    "  {use}\n"
+    "}}\n"
+)
+
+
+def test_value_from_one_branch_does_not_dominate_the_join():
+    src = _DIAMOND.format(use="func.return %x : i32")
+    from tfrt.dialects import make_context
+
+    assert diag(src, ctx=make_context()) == (
+        "t.mlir:9:3: error: 'func.return' op operand #0 does not dominate this use\n"
+        "  func.return %x : i32\n"
+        "  ^\n"
+        "t.mlir:4:3: note: operand defined here\n"
+        '  %x = "arith.constant"() <{value = 1 : i32}> : () -> i32\n'
+        "  ^\n"
+    )
+
+
+def test_value_from_a_dominating_block_is_fine():
+    from tfrt.dialects import make_context
+
+    src = (
+        "func.func @g() -> i32 {\n"
+        '  %x = "arith.constant"() <{value = 1 : i32}> : () -> i32\n'
+        '  "cf.br"()[^bb1] : () -> ()\n'
+        "^bb1:\n"
+        "  func.return %x : i32\n"
+        "}\n"
+    )
+    parse_module(src, "t.mlir", ctx=make_context())
