@@ -30,6 +30,9 @@ RUNTIME_DIALECTS: dict[str, str] = {
     "tfrt_tensor": "tfrt.dialects.tfrt_tensor:TFRT_TENSOR",
     "ht": "tfrt.dialects.ht:HT",
     "proto": "tfrt.dialects.tfrt_test:PROTO",
+    "tfrt_dht_sync": "tfrt.dialects.tfrt_dht_sync:TFRT_DHT_SYNC",
+    "ts_sync": "tfrt.dialects.ts_sync:TS_SYNC",
+    "corert_sync": "tfrt.dialects.corert_sync:CORERT_SYNC",
 }
 
 STANDARD_DIALECTS: dict[str, str] = {
