@@ -923,6 +923,35 @@ def _release_dead(regs: list, kuses: list[int], plan: FunctionPlan) -> None:
             regs[r] = None
 
 
+def _run_in_order(func: "BEFFunction", exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+    """Run a ``tfrt.sync`` function as TFRT's BEFInterpreter does.
+
+    Kernels run one after another in program order, on the calling thread;
+    the first error ends the function and every result takes it.
+    """
+    plan = func.plan
+    regs: list[AsyncValue | None] = [None] * plan.num_registers
+    regs[: len(args)] = args
+    host = exec_ctx.host
+    for kp in plan.kernels[1:]:
+        operands = [regs[r] for r in kp.args]
+        pending = [a for a in operands if not a.state]
+        if pending:  # an argument the caller passed unavailable
+            host.await_values(pending)
+        for a in operands:
+            if a.is_error:
+                return [a] * len(plan.result_registers)
+        results = _invoke(kp, exec_ctx, operands)
+        pending = [v for v in results if not v.state]
+        if pending:  # an async kernel inside a sync function: wait for it here
+            host.await_values(pending)
+        for r, v in zip(kp.results, results):
+            if v.is_error:
+                return [v] * len(plan.result_registers)
+            regs[r] = v
+    return [regs[r] for r in plan.result_registers]  # type: ignore[misc]
+
+
 # ---------------------------------------------------------------------------
 # Functions.
 
@@ -960,6 +989,8 @@ class BEFFunction:
             raise TypeError(
                 f"function '{self.name}' takes {len(self.arg_types)} arguments, got {len(args)}"
             )
+        if self.kind == bp.SYNC_FUNCTION:
+            return _run_in_order(self, exec_ctx, args)
         fast = self._fast_code()
         if fast is not None and exec_ctx.request.cancel_value is None:
             for a in args:
@@ -991,6 +1022,8 @@ class BEFFunction:
         Returns a tuple of plain values when the compiled path ran without an
         error, else a list of AsyncValues (the caller awaits and unwraps).
         """
+        if self.kind == bp.SYNC_FUNCTION:
+            return self.execute(exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
         fast = self._fast_code()
         if fast is not None and exec_ctx.request.cancel_value is None:
             try:

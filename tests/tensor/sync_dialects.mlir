@@ -80,12 +80,12 @@ func.func @corert_ops() attributes {tfrt.sync} {
   %a = corert_sync.const_dense_tensor dense<[1, 2]> : tensor<2xi32>
   %b = corert_sync.create_dense_tensor.i32 {shape = [2], value = [10 : i32, 20 : i32]}
   %c = corert_sync.executeop(%cpu) "tfrt_test.add"(%a, %b) : 1
-  // The executor runs a sync function in dataflow order, not program order
-  // (TFRT's runs it kernel after kernel), so the two prints may swap.
-  // CHECK-DAG: DenseHostTensor dtype = i32, shape = [2], values = [11, 22]
+  // A sync function runs kernel after kernel in program order, so the two
+  // prints come out in this order although no value links them.
+  // CHECK: DenseHostTensor dtype = i32, shape = [2], values = [11, 22]
   corert_sync.executeop(%cpu) "tfrt_test.print"(%c)
   %d = corert_sync.executeop(%cpu) "tfrt_test.create_dense_tensor"() {shape = [1, 2], values = [3 : i32, 4 : i32]} : 1
-  // CHECK-DAG: DenseHostTensor dtype = i32, shape = [1, 2], values = [3, 4]
+  // CHECK-NEXT: DenseHostTensor dtype = i32, shape = [1, 2], values = [3, 4]
   corert_sync.executeop(%cpu) "tfrt_test.print"(%d)
   tfrt.return
 }
