@@ -30,12 +30,7 @@ from tfrt.dialects.tfrt_tensor import TensorType
 from tfrt.dialects.ts import ShapeType
 
 # TFRT's sync dialect instantiates the same dtypes and ranks as `tfrt_dht`.
-DTYPES = ("ui8", "ui16", "ui32", "ui64", "i32", "f32", "i64", "bool", "complex64", "complex128")
-RANKS = (0, 1, 2, 3, 4)
-
-
-def _camel(dtype: str) -> str:
-    return dtype.upper() if dtype[0] in "iuf" else dtype.capitalize()
+from tfrt.dialects.tfrt_dht import DTYPES, RANKS, _camel  # noqa: E402
 
 
 def _op(class_name: str, doc: str, body: dict[str, object]) -> type:
