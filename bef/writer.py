@@ -39,25 +39,18 @@ from typing import Any, Iterator
 import numpy as np
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    BFloat16Type,
     CallSiteLoc,
-    ComplexType,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     FloatAttr,
     FusedLoc,
     IntegerAttr,
     IntegerType,
     ModuleOp,
     NameLoc,
-    Signedness,
     StringAttr,
     SymbolRefAttr,
     UnknownLoc,
-    UnregisteredAttr,
     UnregisteredOp,
 )
 from xdsl.dialects.func import FuncOp
@@ -67,6 +60,7 @@ from xdsl.printer import Printer
 from tfrt.bef import encoding as enc
 from tfrt.bef.encoding import AttrType, DType, LocationKind, SectionId
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
+from tfrt.dialects.base import dialect_attr_name, type_dtype
 from tfrt.passes.stream_analysis import StreamAnalysis
 
 RETURN_OP = "tfrt.return"
@@ -89,17 +83,6 @@ _CALLEE_VERIFIED_OPS: dict[str, tuple[str, ...]] = {
 }
 
 # Dialect types that type attributes may name, by their dialect name.
-_CORERT_DTYPES = {
-    "corert.string": DType.STRING,
-    "corert.resource": DType.RESOURCE,
-    "corert.variant": DType.VARIANT,
-    "corert.quint8": DType.QUI8,
-    "corert.quint16": DType.QUI16,
-    "corert.qint8": DType.QI8,
-    "corert.qint16": DType.QI16,
-    "corert.qint32": DType.QI32,
-}
-
 _SHAPE_TEXT = re.compile(r"#corert\.shape<(.*)>\Z", re.S)
 _LITTLE_ENDIAN = sys.byteorder == "little"
 
@@ -182,39 +165,6 @@ def print_attr(attr: Attribute) -> str:
         if len(_PRINT_CACHE) < 4096:
             _PRINT_CACHE[attr] = text
     return text
-
-
-def dialect_attr_name(attr: Attribute) -> str | None:
-    """``corert.shape`` for ``#corert.shape<..>``, registered or not."""
-    if isinstance(attr, UnregisteredAttr):
-        return attr.attr_name.data
-    return getattr(type(attr), "name", None)
-
-
-def type_dtype(t: Attribute) -> DType | None:
-    """The DType a type attribute encodes as, or None."""
-    if isinstance(t, IntegerType):
-        width = t.width.data
-        if t.signedness.data == Signedness.UNSIGNED:
-            return {8: DType.UI8, 16: DType.UI16, 32: DType.UI32, 64: DType.UI64}.get(width)
-        return {1: DType.I1, 8: DType.I8, 16: DType.I16, 32: DType.I32, 64: DType.I64}.get(width)
-    if isinstance(t, BFloat16Type):
-        return DType.BF16
-    if isinstance(t, Float16Type):
-        return DType.F16
-    if isinstance(t, Float32Type):
-        return DType.F32
-    if isinstance(t, Float64Type):
-        return DType.F64
-    if isinstance(t, ComplexType):
-        if isinstance(t.element_type, Float32Type):
-            return DType.COMPLEX64
-        if isinstance(t.element_type, Float64Type):
-            return DType.COMPLEX128
-        return None
-    if isinstance(t, TypeAttribute):
-        return _CORERT_DTYPES.get(dialect_attr_name(t) or "")
-    return None
 
 
 def shape_dims(attr: Attribute) -> tuple[int, ...] | None | bool:

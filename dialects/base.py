@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     Signedness,
+    UnregisteredAttr,
     StringAttr,
     SymbolRefAttr,
     TensorType,
@@ -532,3 +533,60 @@ class AttrCostTrait(OpTrait):
     def cost(op: Operation) -> int | None:
         attr = op.properties.get("_tfrt_cost") or op.attributes.get("_tfrt_cost")
         return attr.value.data if isinstance(attr, IntegerAttr) else None
+
+
+# ---------------------------------------------------------------------------
+# Element types as the runtime's DType.
+
+# TFRT's dtype-only types of the corert dialect, by name (they are matched by
+# name so that they encode the same registered or not).
+_CORERT_DTYPE_NAMES = {
+    "corert.string": "STRING",
+    "corert.resource": "RESOURCE",
+    "corert.variant": "VARIANT",
+    "corert.quint8": "QUI8",
+    "corert.quint16": "QUI16",
+    "corert.qint8": "QI8",
+    "corert.qint16": "QI16",
+    "corert.qint32": "QI32",
+}
+
+
+def dialect_attr_name(attr: Attribute) -> str | None:
+    """``corert.shape`` for ``#corert.shape<..>``, registered or not."""
+    if isinstance(attr, UnregisteredAttr):
+        return attr.attr_name.data
+    return getattr(type(attr), "name", None)
+
+
+def type_dtype(t: Attribute):
+    """The runtime ``DType`` of an MLIR type (``f32`` -> F32, ``!corert.string``
+    -> STRING), or None.  Shared by the BEF writer (type attributes, dense
+    element types) and the tensor dialect's verifiers."""
+    # Deferred: the runtime's dtype module brings numpy and ml_dtypes, which
+    # parsing and printing do not need.
+    from tfrt.tensor.dtype import DType
+
+    if isinstance(t, IntegerType):
+        width = t.width.data
+        if t.signedness.data == Signedness.UNSIGNED:
+            return {8: DType.UI8, 16: DType.UI16, 32: DType.UI32, 64: DType.UI64}.get(width)
+        return {1: DType.I1, 8: DType.I8, 16: DType.I16, 32: DType.I32, 64: DType.I64}.get(width)
+    if isinstance(t, BFloat16Type):
+        return DType.BF16
+    if isinstance(t, Float16Type):
+        return DType.F16
+    if isinstance(t, Float32Type):
+        return DType.F32
+    if isinstance(t, Float64Type):
+        return DType.F64
+    if isinstance(t, ComplexType):
+        if isinstance(t.element_type, Float32Type):
+            return DType.COMPLEX64
+        if isinstance(t.element_type, Float64Type):
+            return DType.COMPLEX128
+        return None
+    if isinstance(t, TypeAttribute):
+        name = _CORERT_DTYPE_NAMES.get(dialect_attr_name(t) or "")
+        return DType[name] if name else None
+    return None

@@ -43,16 +43,10 @@ from xdsl.dialects.builtin import (
     I1,
     I64,
     ArrayAttr,
-    BFloat16Type,
-    ComplexType,
     DenseIntOrFPElementsAttr,
-    Float16Type,
     Float32Type,
-    Float64Type,
     FloatAttr,
     IntegerAttr,
-    IntegerType,
-    Signedness,
     StringAttr,
 )
 from xdsl.ir import Attribute, OpResult, SSAValue, TypeAttribute
@@ -68,10 +62,16 @@ from xdsl.irdl.constraints import AnyAttr
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from tfrt.dialects.base import RuntimeDialect, RuntimeOp, define_op, define_type, ops_of_module
+from tfrt.dialects.base import (
+    RuntimeDialect,
+    RuntimeOp,
+    define_op,
+    define_type,
+    ops_of_module,
+    type_dtype,
+)
 
 if TYPE_CHECKING:
-    from tfrt.tensor.dtype import DType
     from tfrt.tensor.host_tensor import TensorMetadata
 
 
@@ -121,31 +121,6 @@ _ATTR_CONSTRAINTS: dict[str, Any] = {
 }
 
 
-def element_dtype(type_: Attribute) -> DType | None:
-    """The DType of an MLIR element type (``f32`` -> F32), or None."""
-    DType = _runtime().DType  # noqa: N806
-    if isinstance(type_, IntegerType):
-        width = type_.width.data
-        if type_.signedness.data == Signedness.UNSIGNED:
-            return {8: DType.UI8, 16: DType.UI16, 32: DType.UI32, 64: DType.UI64}.get(width)
-        return {1: DType.I1, 8: DType.I8, 16: DType.I16, 32: DType.I32, 64: DType.I64}.get(width)
-    if isinstance(type_, BFloat16Type):
-        return DType.BF16
-    if isinstance(type_, Float16Type):
-        return DType.F16
-    if isinstance(type_, Float32Type):
-        return DType.F32
-    if isinstance(type_, Float64Type):
-        return DType.F64
-    if isinstance(type_, ComplexType):
-        inner = type_.element_type
-        if isinstance(inner, Float32Type):
-            return DType.COMPLEX64
-        if isinstance(inner, Float64Type):
-            return DType.COMPLEX128
-    return None
-
-
 def _python_attr(kind: str, attr: Attribute) -> Any:
     """An attribute as the kernel receives it (ints, lists, str, float, DType)."""
     if kind in ("i1", "i64"):
@@ -156,7 +131,7 @@ def _python_attr(kind: str, attr: Attribute) -> Any:
         return attr.data  # type: ignore[attr-defined]
     if kind == "f32":
         return attr.value.data  # type: ignore[attr-defined]
-    dtype = element_dtype(attr) if isinstance(attr, TypeAttribute) else None
+    dtype = type_dtype(attr) if isinstance(attr, TypeAttribute) else None
     if dtype is None:
         raise VerifyException(f"attribute 'dtype' must be a tensor element type, but got {attr}")
     return dtype
@@ -496,7 +471,7 @@ class _ConstantBase(RuntimeOp):
         value = self.properties.get("value")
         if not isinstance(value, DenseIntOrFPElementsAttr):
             return None
-        dtype = element_dtype(value.get_element_type())
+        dtype = type_dtype(value.get_element_type())
         shape = tuple(value.get_shape())
         if dtype is None or any(d < 0 for d in shape):
             return None
@@ -507,7 +482,7 @@ class _ConstantBase(RuntimeOp):
         value = self.properties["value"]
         if any(d < 0 for d in value.get_shape()):
             raise VerifyException("requires a statically shaped value")
-        dtype = element_dtype(value.get_element_type())
+        dtype = type_dtype(value.get_element_type())
         if dtype is None or dtype not in _runtime().DENSE_DTYPES:
             raise VerifyException(
                 f"element type {value.get_element_type()} cannot be stored in a dense host tensor"
