@@ -333,6 +333,20 @@ STANDARD_DIRECTIVES: dict[str, type[CustomDirective]] = {
 }
 
 
+def _merge_standard_ops() -> None:
+    from .standard_ops import merged
+
+    _fmts, directives, rules = merged()
+    for table, part in ((RULES, rules), (STANDARD_DIRECTIVES, directives)):
+        for key, value in part.items():
+            if key in table:
+                raise ValueError(f"standard_ops redefines directive '{key}'")
+            table[key] = value
+
+
+_merge_standard_ops()
+
+
 def project_directives() -> dict[str, type[CustomDirective]]:
     """The custom directive classes of ``tfrt.dialects.directives`` (if present)."""
     try:

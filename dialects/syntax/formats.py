@@ -117,6 +117,18 @@ STANDARD_FORMATS: dict[str, str] = {
 }
 
 
+def _merge_standard_ops() -> None:
+    from .standard_ops import merged
+
+    for name, fmt in merged()[0].items():
+        if name in STANDARD_FORMATS:
+            raise ValueError(f"standard_ops redefines the format of '{name}'")
+        STANDARD_FORMATS[name] = fmt
+
+
+_merge_standard_ops()
+
+
 class FormatError(Exception):
     """An op's assembly format cannot become an LALR rule."""
 

@@ -157,6 +157,9 @@ def fingerprint(entries: list[OpEntry], directive_classes: dict[str, type]) -> s
     here = Path(__file__).parent
     for f in ("formats.py", "directive_rules.py", "grammar.py"):
         files.add(str(here / f))
+    from .standard_ops import source_files
+
+    files.update(source_files())
     for e in entries:
         h.update(f"{e.name}\0{e.fmt}\0{e.strict}\0".encode())
         mod = sys.modules.get(e.cls.__module__)
