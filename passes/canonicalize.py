@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, UnknownLoc
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -16,6 +16,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
+from xdsl.traits import ConstantLike, IsolatedFromAbove
 from xdsl.transforms.dead_code_elimination import region_dce
 
 
@@ -53,8 +54,11 @@ class CanonicalizerPass(ModulePass):
     ops and unreachable blocks, and repeat until nothing changes.
 
     Ops created by a fold or a pattern take the location of the op they
-    replace.  Unlike MLIR, constants are neither hoisted to the entry block
-    nor deduplicated; run ``cse`` afterwards for that.
+    replace.  As in MLIR, constants (ops with the ``ConstantLike`` trait) are
+    then moved to the start of the entry block of their function (the
+    nearest region isolated from above), in the order they first appear,
+    and equal ones (same op, attributes and types) are merged into the
+    first.
 
     Example (``tfrt_opt -canonicalize``)::
 
@@ -80,3 +84,75 @@ class CanonicalizerPass(ModulePass):
         )
         listener = PatternRewriterListener(operation_insertion_handler=[keeper.on_insert])
         PatternRewriteWalker(keeper, post_walk_func=region_dce, listener=listener).rewrite_module(op)
+        hoist_constants(op)
+
+
+def _constant_key(op: Operation):
+    """Ops with equal keys compute the same value."""
+    return (
+        op.name,
+        tuple(sorted(op.properties.items())),
+        tuple(sorted(op.attributes.items())),
+        tuple(op.result_types),
+    )
+
+
+def _is_hoistable(op: Operation) -> bool:
+    return (
+        op.has_trait(ConstantLike)
+        and not op.operands
+        and not op.regions
+        and not op.successors
+        and bool(op.results)
+    )
+
+
+def _ops_in(region: Region):
+    """The ops of ``region`` and of nested regions that are not isolated."""
+    for block in region.blocks:
+        for op in list(block.ops):
+            yield op
+            if op.regions and not op.has_trait(IsolatedFromAbove):
+                for nested in op.regions:
+                    yield from _ops_in(nested)
+
+
+def _hoist_in(region: Region) -> None:
+    entry: Block | None = region.first_block
+    if entry is None:
+        return
+    seen: dict[object, Operation] = {}
+    last: Operation | None = None  # the last constant placed at the start
+    for op in list(_ops_in(region)):
+        if not _is_hoistable(op):
+            continue
+        try:
+            key = _constant_key(op)
+            first = seen.get(key)
+        except TypeError:  # an attribute that cannot be hashed: leave it be
+            continue
+        if first is not None:
+            for old, new in zip(op.results, first.results, strict=True):
+                old.replace_all_uses_with(new)
+            op.detach()
+            op.erase()
+            continue
+        seen[key] = op
+        if op.parent is not entry or (op is not entry.first_op and op.prev_op is not last):
+            op.detach()
+            if last is None:
+                if entry.first_op is None:
+                    entry.add_op(op)
+                else:
+                    entry.insert_op_before(op, entry.first_op)
+            else:
+                entry.insert_op_after(op, last)
+        last = op
+
+
+def hoist_constants(root: Operation) -> None:
+    """Move constants to the start of their isolated region and merge equal ones."""
+    for op in list(root.walk()):
+        if op is root or op.has_trait(IsolatedFromAbove):
+            for region in op.regions:
+                _hoist_in(region)

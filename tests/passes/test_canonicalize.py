@@ -120,3 +120,67 @@ def test_is_idempotent():
     """
     once = run(text, "canonicalize")
     assert run(once, "canonicalize") == once
+
+
+def test_hoists_constants_to_the_entry_block_and_merges_equal_ones():
+    out = run(
+        """
+        func.func @f(%x: i32, %b: i1) -> i32 {
+          %y = arith.addi %x, %x : i32
+          %a = arith.constant 5 : i32
+          %z = arith.muli %y, %a : i32
+          %r = scf.if %b -> (i32) {
+            %k = arith.constant 5 : i32
+            %k64 = arith.constant 5 : i64
+            %t = arith.trunci %k64 : i64 to i32
+            %m = arith.subi %z, %k : i32
+            %n = arith.addi %m, %t : i32
+            scf.yield %n : i32
+          } else {
+            %k2 = arith.constant 9 : i32
+            %n2 = arith.addi %z, %k2 : i32
+            scf.yield %n2 : i32
+          }
+          func.return %r : i32
+        }
+        """,
+        "canonicalize",
+    )
+    lines = body(out)
+    # The constants come first, once each, in the order they first appear;
+    # 5 : i32 and 5 : i64 are different constants.
+    assert lines[1:4] == [
+        "%c5_i32 = arith.constant 5 : i32",
+        "%c5_i64 = arith.constant 5 : i64",
+        "%c9_i32 = arith.constant 9 : i32",
+    ]
+    assert sum("arith.constant" in line for line in lines) == 3
+    assert "%3 = arith.trunci %c5_i64 : i64 to i32" in lines
+    assert "%4 = arith.subi %1, %c5_i32 : i32" in lines
+    assert "%3 = arith.addi %1, %c9_i32 : i32" in lines
+
+
+def test_constants_stay_inside_isolated_regions():
+    out = run(
+        """
+        func.func @f(%ch: !tfrt.chain) -> !tfrt.chain {
+          %n = tfrt.constant.i32 3
+          %r = tfrt.repeat.i32 %n, %ch : !tfrt.chain {
+          ^bb0(%c: !tfrt.chain):
+            %v = tfrt.constant.i32 3
+            %w = tfrt.constant.i32 3
+            %c1 = tfrt.print.i32 %v, %c
+            %c2 = tfrt.print.i32 %w, %c1
+            tfrt.return %c2 : !tfrt.chain
+          }
+          tfrt.return %r : !tfrt.chain
+        }
+        """,
+        "canonicalize",
+    )
+    lines = body(out)
+    inner = lines[lines.index(next(x for x in lines if "tfrt.repeat.i32" in x)) + 1 :]
+    assert inner[0] == "%2 = tfrt.constant.i32 3"
+    assert "%3 = tfrt.print.i32 %2, %arg0" in inner
+    assert "%4 = tfrt.print.i32 %2, %3" in inner
+    assert sum("tfrt.constant.i32" in line for line in lines) == 2

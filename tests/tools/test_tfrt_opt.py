@@ -282,7 +282,7 @@ def test_the_sample_canonicalizes(capsys):
     code, out, err = run(capsys, str(sample), "-canonicalize")
     assert (code, err) == (0, "")
     assert "tfrt.merge.chains" not in out and "%5" not in out
-    assert "%4 = tfrt.print.i32 %3, %0\n    tfrt.return %4 : !tfrt.chain" in out
+    assert "%4 = tfrt.print.i32 %3, %2\n    tfrt.return %4 : !tfrt.chain" in out
 
 
 # ---------------------------------------------------------------------------
