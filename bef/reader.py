@@ -135,6 +135,8 @@ class _Reader:
 
     def read(self) -> program.BefFile:
         buf = self.buf
+        if self.size == 0:
+            self._fail(None, 0, "the file is empty (no BEF bytes)")
         if self.size < 3 or buf[0] != enc.MAGIC[0] or buf[1] != enc.MAGIC[1]:
             self._fail(None, 0, "invalid BEF file header (expected magic bytes 0B EF)")
         if buf[2] != enc.VERSION:

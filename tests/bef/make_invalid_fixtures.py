@@ -326,7 +326,7 @@ F = SectionId
 # name -> (edit, section named by the error, a piece of the message)
 FIXTURES: dict[str, tuple[Callable[[bytes], bytes], str | None, str]] = {
     "bad_magic": (lambda d: b"\x0c" + d[1:], None, "invalid BEF file header"),
-    "empty": (lambda d: b"", None, "invalid BEF file header"),
+    "empty": (lambda d: b"", None, "the file is empty"),
     "bad_version": (lambda d: d[:2] + b"\x01" + d[3:], None, "unsupported BEF format version 1 (this reader supports version 0)"),
     "section_alignment": (bad_alignment_byte, "Strings", "section alignment 3 is not a power of 2"),
     "section_past_end": (lambda d: d[:-1], "FunctionRefNames", "runs past the end of the file"),

@@ -35,4 +35,4 @@ def test_reader_rejects(name):
 
 def test_every_fixture_is_a_distinct_error():
     errors = [(section, message) for _, section, message in FIXTURES.values()]
-    assert len(set(errors)) == len(errors) - 1  # only `empty` and `bad_magic` share one
+    assert len(set(errors)) == len(errors)
