@@ -273,7 +273,7 @@ class FastParser:
                             kind = keywords.get(f"{prefix}.{value}")
                     if kind is not None:
                         self._feed(
-                            make_token("_OPSTART", "", tok.start_pos, index),
+                            make_token("_OPSTART", value, tok.start_pos, index),
                             state_stack,
                             value_stack,
                         )

@@ -25,6 +25,15 @@ def test_syntax_error_names_the_token_and_what_was_expected():
     )
 
 
+def test_op_name_where_a_value_was_expected_is_named():
+    src = "func.func @f(%x: i32) {\n  %y = fmt.add %x, fmt.const 1\n  fmt.ret\n}\n"
+    assert diag(src) == (
+        "t.mlir:2:20: error: unexpected operation 'fmt.const'; expected one of: SSA value\n"
+        "  %y = fmt.add %x, fmt.const 1\n"
+        "                   ^\n"
+    )
+
+
 def test_missing_closing_paren():
     src = "func.func @f(%x: i32] {\n}\n"
     assert diag(src).startswith(
@@ -143,8 +152,8 @@ def test_unknown_custom_op():
 
 
 def test_registered_op_without_custom_form():
-    src = "func.func @f() {\n  scf.parallel\n}\n"
-    assert "custom op 'scf.parallel' has no custom assembly format" in diag(src)
+    src = "func.func @f() {\n  tfrt_sht.create_tensor\n}\n"
+    assert "custom op 'tfrt_sht.create_tensor' has no custom assembly format" in diag(src)
 
 
 def test_unknown_dialect_type():
