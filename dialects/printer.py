@@ -636,7 +636,11 @@ class MLIRPrinter(Printer):
         reserved_attr_names: Iterable[str] = (),
         print_keyword: bool = False,
     ) -> bool:
-        reserved = set(reserved_attr_names)
+        # A bare string is one name (xDSL's memref.alloc passes one).
+        if isinstance(reserved_attr_names, str):
+            reserved = {reserved_attr_names}
+        else:
+            reserved = set(reserved_attr_names)
         shown = {k: v for k, v in attributes.items() if k not in reserved}
         if not shown:
             return False
