@@ -15,8 +15,8 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
 from xdsl.traits import ConstantLike, IsolatedFromAbove
+from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
 from xdsl.transforms.dead_code_elimination import region_dce
 
 
