@@ -13,7 +13,8 @@ from tfrt.dialects import make_context
 from tfrt.dialects.syntax import parse_module
 
 MIRROR = Path("/work/.mirror/tensorflow+runtime/repo")
-# Ops TFRT's tests write in custom form that no dialect here defines a format for.
+# Ops TFRT's tests write in an older syntax that current MLIR rejects (its
+# scf.parallel bodies end in scf.yield, not scf.reduce).
 UNSUPPORTED = ("scf.parallel",)
 
 
