@@ -955,6 +955,10 @@ class IRBuilder:
             raise self.error(
                 f"invalid {'type' if is_type else 'attribute'} '{text}': {e}", tok
             ) from None
+        except NotImplementedError as e:  # e.g. semi-affine maps
+            raise self.error(
+                f"unsupported {'type' if is_type else 'attribute'} '{text}': {e}", tok
+            ) from None
         finally:
             ctx.allow_unregistered = saved
         self.dialect_cache[key] = v

@@ -83,6 +83,8 @@ ATTRIBUTES = [
     "dense<[[1, 2]]> : memref<1x2xi16>",
     "dense<[0x10, -0x2]> : tensor<2xi32>",
     "affine_map<(d0, d1) -> (d1, d0)>",
+    "affine_set<(d0, d1)[s0] : (d0 - s0 >= 0, d1 == 0)>",
+    "affine_set<(d0) : (d0 - 2 <= 0, -d0 >= -5)>",
     "#corert.shape<2x?x3>",
     "#corert.shape<*>",
     "#corert.shape<>",
@@ -225,6 +227,7 @@ def test_aliases_defined_in_terms_of_aliases():
         ('"bad \\q escape"', "invalid escape sequence"),
         ("array<i8: 1000>", "out of range"),
         ("0x77FC00000 : f32", "hexadecimal float constant out of range"),
+        ("affine_map<(d0)[s0] -> (d0 * s0)>", "unsupported attribute 'affine_map<"),
     ],
 )
 def test_bad_attributes_are_diagnostics(text, message):
