@@ -37,10 +37,25 @@ ops' declarative formats (which call ``print_ssa_value``, ``print_region``,
   floats with LLVM's ``APFloat::toString`` rules (``1.000000e-01``);
 * ``func.func``, printed as MLIR's function-interface printer does.
 
+Affine maps and integer sets print in MLIR's form (see
+:mod:`.affine_printing`) and, as MLIR's alias printer does, under aliases:
+every distinct ``affine_map`` gets ``#map``, ``#map1``, ... and every
+``affine_set`` ``#set``, ``#set1``, ..., defined on lines before the
+top-level op (all maps first, each name numbered in order of first
+appearance) and used wherever the attribute prints, nested in arrays,
+dictionaries and types (``memref<4x4xf32, #map>``) too.  The order of
+appearance is MLIR's: the order of the printed text, except that an op in
+the generic form counts its regions first, then its operand and result
+types, then its properties and attributes by name (MLIR's alias walk).
+Aliases print in the generic form and with ``debuginfo`` alike.  An
+identity layout of a memref type prints (and gets an alias) although MLIR
+elides it, so that the type reads back with the layout it had.
+
 Locations (``debuginfo=True``) are printed inline, ``loc("f.mlir":3:5)``,
 which is what MLIR prints with ``-mlir-print-debuginfo
 -mlir-print-local-scope``; MLIR's default location aliases (``#loc1``) are
-not produced because they only shorten the text.
+not produced because they only shorten the text.  Affine attributes inside
+locations print inline.
 """
 
 from __future__ import annotations
@@ -48,11 +63,14 @@ from __future__ import annotations
 import io
 import math
 import struct
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Iterable, Mapping, Sequence
 
 from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AffineSetAttr,
     ArrayAttr,
     CallSiteLoc,
     DictionaryAttr,
@@ -73,6 +91,8 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region
 from xdsl.irdl import IRDLOperation
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
+
+from .affine_printing import affine_attr_text, assign_aliases
 
 __all__ = ["MLIRPrinter", "format_float", "print_module", "print_op"]
 
@@ -482,13 +502,49 @@ class MLIRPrinter(Printer):
     _names: _NameState | None = field(default=None, init=False)
     _generic_stack: list[bool] = field(default_factory=list, init=False)
     _dialect_stack: list[str] = field(default_factory=lambda: ["builtin"], init=False)
+    # Attribute -> alias (``#map1``) for the op being printed by print_top.
+    _aliases: dict[Attribute, str] = field(default_factory=dict, init=False)
+    # Where the affine attributes met while printing are recorded (None: not
+    # recording), and how deep the printer is inside locations.
+    _alias_sink: list[Attribute] | None = field(default=None, init=False)
+    _location_depth: int = field(default=0, init=False)
 
     # -- entry point --------------------------------------------------------
 
     def print_top(self, op: Operation) -> None:
+        """Print ``op`` as the top-level op: alias definitions, then the op.
+
+        The op is printed once into a buffer while recording the affine
+        attributes it prints; without any, that text is the output,
+        otherwise the aliases are numbered and the op printed again."""
         self._names = _NameState(generic=self.print_generic_format)
         self._names.number(op)
+        self._aliases = {}
+        target = self.stream
+        buffer = io.StringIO()
+        visited: list[Attribute] = []
+        self.stream, self._alias_sink = buffer, visited
+        try:
+            self.print_op(op)
+        finally:
+            self.stream, self._alias_sink = target, None
+        if not visited:
+            print(buffer.getvalue(), end="", file=target)
+            return
+        self._aliases = assign_aliases(visited)
+        self._current_column = 0
+        for attr, alias in self._aliases.items():
+            self.print_string(f"{alias} = {affine_attr_text(attr)}\n")
         self.print_op(op)
+
+    @contextmanager
+    def _recording_into(self, sink: list[Attribute] | None):
+        saved = self._alias_sink
+        self._alias_sink = sink
+        try:
+            yield
+        finally:
+            self._alias_sink = saved
 
     # -- SSA values and blocks ----------------------------------------------
 
@@ -651,6 +707,9 @@ class MLIRPrinter(Printer):
         return True
 
     def print_attribute(self, attribute: Attribute) -> None:
+        if isinstance(attribute, (AffineMapAttr, AffineSetAttr)):
+            self._print_affine_attribute(attribute)
+            return
         if isinstance(attribute, ArrayAttr):
             self.print_string("[")
             self.print_list(attribute.data, self._print_elidable_attribute)
@@ -663,6 +722,16 @@ class MLIRPrinter(Printer):
             self.print_location(attribute)
             return
         super().print_attribute(attribute)
+
+    def _print_affine_attribute(self, attribute: AffineMapAttr | AffineSetAttr) -> None:
+        if not self._location_depth:
+            if self._alias_sink is not None:
+                self._alias_sink.append(attribute)
+            alias = self._aliases.get(attribute)
+            if alias is not None:
+                self.print_string(alias)
+                return
+        self.print_string(affine_attr_text(attribute))
 
     def _print_elidable_attribute(self, attribute: Attribute) -> None:
         # MLIR's AttrTypeElision::May, used for array elements: i64 integers
@@ -692,7 +761,11 @@ class MLIRPrinter(Printer):
 
     def print_location(self, loc: Attribute) -> None:
         self.print_string("loc(")
-        self._print_location_body(loc)
+        self._location_depth += 1
+        try:
+            self._print_location_body(loc)
+        finally:
+            self._location_depth -= 1
         self.print_string(")")
 
     def _print_location_body(self, loc: Attribute) -> None:
@@ -766,13 +839,20 @@ class MLIRPrinter(Printer):
             self.print_location(op.location)
 
     def _print_generic_body(self, op: Operation) -> None:
+        # MLIR's alias walk visits a generic op's regions first, then its
+        # operand and result types, then its attributes (properties
+        # included) by name: what this op prints itself is recorded aside
+        # and appended after what its regions recorded.
+        outer = self._alias_sink
+        own_types: list[Attribute] = []
+        by_name: dict[str, list[Attribute]] | None = None if outer is None else {}
         self.print_string("(")
         self.print_list(op.operands, self.print_operand)
         self.print_string(")")
         self.print_successors(op.successors)
         if op.properties:
             self.print_string(" <")
-            self.print_attr_dict(op.properties)
+            self._print_attr_dict_by_name(op.properties, by_name)
             self.print_string(">")
         if op.regions:
             self.print_string(" (")
@@ -781,9 +861,32 @@ class MLIRPrinter(Printer):
         attributes = op.attributes
         if isinstance(op, UnregisteredOp):
             attributes = {k: v for k, v in attributes.items() if k != "op_name__"}
-        self.print_op_attributes(attributes)
+        if attributes:
+            self.print_string(" ")
+            self._print_attr_dict_by_name(attributes, by_name)
         self.print_string(" : ")
-        self.print_function_type(op.operand_types, op.result_types)
+        with self._recording_into(None if outer is None else own_types):
+            self.print_function_type(op.operand_types, op.result_types)
+        if outer is not None and by_name is not None:
+            outer.extend(own_types)
+            for name in sorted(by_name):
+                outer.extend(by_name[name])
+
+    def _print_attr_dict_by_name(
+        self, attrs: Mapping[str, Attribute], by_name: dict[str, list[Attribute]] | None
+    ) -> None:
+        """``print_attr_dict``, recording each entry's affine attributes
+        under its name when ``by_name`` is given."""
+        if by_name is None:
+            self.print_attr_dict(attrs)
+            return
+        self.print_string("{")
+        for i, item in enumerate(sorted(attrs.items())):
+            if i:
+                self.print_string(", ")
+            with self._recording_into(by_name.setdefault(item[0], [])):
+                self._print_attr_string(item)
+        self.print_string("}")
 
     def _print_func(self, op: Operation) -> None:
         """MLIR's function-interface printer (``printFunctionOp``)."""

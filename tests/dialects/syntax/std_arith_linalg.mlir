@@ -3,6 +3,10 @@
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
+// The maps print under MLIR's aliases, defined before the module.
+// CHECK: #map = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-NEXT: #map1 = affine_map<(d0, d1) -> (d0)>
+// CHECK-NEXT: module {
 
 // CHECK-LABEL: func.func @compares(
 // GENERIC-LABEL: sym_name = "compares"
@@ -94,7 +98,7 @@ func.func @structured(%t: tensor<4x8xf32>, %r: tensor<8x4xf32>, %v: tensor<4xf32
     }
   // Attributes of the trait dictionary other than the traits are kept (xDSL
   // prints them after `attrs =`).
-  // CHECK-NEXT: %3 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<4x8xf32>) outs(%2 : tensor<4xf32>) attrs = {tag = 3 : i64} {
+  // CHECK-NEXT: %3 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<4x8xf32>) outs(%2 : tensor<4xf32>) attrs = {tag = 3 : i64} {
   // CHECK-NEXT: ^bb0(%[[P:.*]]: f32, %[[Q:.*]]: f32):
   // CHECK-NEXT: %[[G:.*]] = arith.addf %[[P]], %[[Q]] : f32
   // CHECK-NEXT: linalg.yield %[[G]] : f32

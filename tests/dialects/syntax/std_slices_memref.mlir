@@ -1,5 +1,7 @@
 // RUN: tfrt_opt %s | tfrt_opt | FileCheck %s
 
+// CHECK: #map = affine_map<(d0)[s0] -> (d0 + s0)>
+// CHECK-NEXT: module {
 // CHECK: "memref.global"() <{alignment = 64 : i64, constant, initial_value = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>, sym_name = "cst", sym_visibility = "private", type = memref<2xf32>}> : () -> ()
 memref.global "private" constant @cst : memref<2xf32> = dense<[1.0, 2.0]> {alignment = 64}
 // CHECK: "memref.global"() <{initial_value, sym_name = "buf", sym_visibility = "public", type = memref<3xf16>}> : () -> ()
@@ -39,7 +41,7 @@ func.func @slices(%t: tensor<8x?xf32>, %u: tensor<6x?xf32>, %m: memref<8x16xf32>
 
 // CHECK-LABEL: func.func @memrefs(
 func.func @memrefs(%w: memref<10xf32>, %d: index, %s: index, %v: f32) -> f32 {
-  // CHECK-NEXT: %[[A:.*]] = memref.alloc(%arg1)[%arg2] {alignment = 64 : i64} : memref<?xf32, affine_map<(d0)[s0] -> ((d0 + s0))>>
+  // CHECK-NEXT: %[[A:.*]] = memref.alloc(%arg1)[%arg2] {alignment = 64 : i64} : memref<?xf32, #map>
   %a = memref.alloc(%d)[%s] {alignment = 64 : i64} : memref<?xf32, affine_map<(d0)[s0] -> (d0 + s0)>>
   // CHECK-NEXT: %[[B:.*]] = memref.alloc() : memref<4xf32>
   %b = memref.alloc() : memref<4xf32>
