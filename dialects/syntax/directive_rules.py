@@ -10,12 +10,11 @@ Two kinds of directive classes are covered:
 
 * the project's own, in ``tfrt.dialects.directives`` (written with the
   dialects; each docstring states its syntax), and
-* a few defined here for the equivalent formats of standard ops whose xDSL
-  class has a hand-written parser (``scf.for``'s header binds the loop
-  region's arguments; linalg named ops build their hidden region from the
-  resolved operands).  Those classes only exist for grammar generation: the
-  ops keep printing (and, in xDSL's own parser, parsing) with their
-  hand-written code.
+* those of the equivalent formats of standard ops whose xDSL class has a
+  hand-written parser: ``scf.for``'s header here (it binds the loop region's
+  arguments), the rest in ``standard_ops/`` (merged into :data:`RULES`).
+  Those classes only exist for grammar generation: the ops keep printing
+  (and, in xDSL's own parser, parsing) with their hand-written code.
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ from xdsl.irdl.declarative_assembly_format import (
     OperandVariable,
     ParsingState,
     PrintingState,
-    RegionVariable,
     TypeDirective,
     VariadicOperandVariable,
     irdl_custom_directive,
@@ -142,42 +140,6 @@ class ForHeaderRule(DirectiveRule):
 
 
 _INDEX = IndexType()
-
-
-# ---------------------------------------------------------------- linalg
-
-
-@irdl_custom_directive
-class LinalgHiddenRegion(CustomDirective):
-    """No text: the body region of a linalg named op, built from its operands.
-
-    ``linalg.matmul ins(%a, %b : T, T) outs(%c : T) -> T`` does not spell its
-    region; the op class builds it (``get_hidden_region``) from the resolved
-    inputs and outputs.  Only the lark frontend uses this class.
-    """
-
-    region: RegionVariable
-
-    def parse(self, parser: Parser, state: ParsingState) -> None:
-        parser.raise_error(
-            "custom<LinalgHiddenRegion> needs the resolved operands; xDSL parses "
-            "linalg named ops with their own parse()"
-        )
-
-    def print(self, printer: Printer, state: PrintingState, op) -> None:
-        """Prints nothing: the region is implied by the op."""
-
-
-class LinalgHiddenRegionRule(DirectiveRule):
-    def grammar(self, d, gen) -> str:
-        return ""
-
-    def apply(self, b, st, d, plan, child) -> None:
-        return None
-
-    def before_create(self, b, st, d, plan, operands) -> None:
-        ins, outs = operands[0], operands[1]
-        st.regions[d.region.index] = (plan.cls.get_hidden_region(ins, outs),)
 
 
 # ---------------------------------------------------------------- tfrt.dialects.directives
@@ -317,7 +279,6 @@ class OpAttrDictsRule(DirectiveRule):
 
 RULES: dict[str, DirectiveRule] = {
     "ForHeader": ForHeaderRule(),
-    "LinalgHiddenRegion": LinalgHiddenRegionRule(),
     "ParenFunctionType": ParenFunctionTypeRule(),
     "OptionalElseRegion": OptionalElseRegionRule(),
     "TypedOperandList": TypedOperandListRule(),
@@ -329,7 +290,6 @@ RULES: dict[str, DirectiveRule] = {
 # Directive classes referenced by the formats in formats.STANDARD_FORMATS.
 STANDARD_DIRECTIVES: dict[str, type[CustomDirective]] = {
     "ForHeader": ForHeader,
-    "LinalgHiddenRegion": LinalgHiddenRegion,
 }
 
 

@@ -17,7 +17,6 @@ _NAMES = {
     "CARET_ID": "block label",
     "SYMBOL": "symbol ('@name')",
     "OP_ID": "operation name",
-    "_OPSTART": "operation",
     "STRING": "string",
     "INT": "integer",
     "FLOAT": "float",

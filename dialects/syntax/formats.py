@@ -88,13 +88,6 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from . import attributes as A
 from .directive_rules import DirectiveRule
 
-# linalg named ops: `ins(...)`/`outs(...)`; the body region is implied.
-_LINALG_NAMED = (
-    "attr-dict (`ins` `(` $inputs^ `:` type($inputs) `)`)? "
-    "(`outs` `(` $outputs^ `:` type($outputs) `)`)? (`->` type($res)^)? "
-    "custom<LinalgHiddenRegion>($body)"
-)
-
 # Equivalent declarative formats for standard ops whose xDSL class has a
 # hand-written parse().  Keys are op names; values are format strings over
 # the op's own fields (custom<...> names refer to directive_rules).
@@ -111,9 +104,6 @@ STANDARD_FORMATS: dict[str, str] = {
         "$cond (`->` `(` type($output)^ `)`)? $true_region (`else` $false_region^)? attr-dict"
     ),
     "tensor.empty": "`(` $dynamic_sizes `)` attr-dict `:` type($tensor)",
-    "linalg.fill": _LINALG_NAMED,
-    "linalg.matmul": _LINALG_NAMED,
-    "linalg.add": _LINALG_NAMED,
 }
 
 

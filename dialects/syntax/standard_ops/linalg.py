@@ -582,6 +582,9 @@ _NAMED = (
 )
 
 _NAMED_OPS = (
+    "linalg.add",
+    "linalg.fill",
+    "linalg.matmul",
     "linalg.sub",
     "linalg.mul",
     "linalg.exp",
