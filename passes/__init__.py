@@ -55,6 +55,55 @@ PASSES: dict[str, tuple[str, str]] = {
         "tfrt.passes.stream_analysis:PrintStreamPass",
         "Report each op's stream (id, cost, parent, children) as remarks",
     ),
+    # The compiler: high-level dialects -> kernel IR (docs/compiler.md).
+    "lower-linalg": (
+        "tfrt.passes.lower_linalg:LowerLinalgPass",
+        "Lower linalg named ops and linalg.generic to tfrt_tensor kernels",
+    ),
+    "lower-tensor": (
+        "tfrt.passes.lower_tensor:LowerTensorPass",
+        "Lower tensor dialect ops to tfrt_tensor kernels",
+    ),
+    "lower-arith": (
+        "tfrt.passes.lower_arith:LowerArithPass",
+        "Lower arith ops on scalars to tfrt_scalar and on tensors to tfrt_tensor kernels",
+    ),
+    "lower-math": (
+        "tfrt.passes.lower_math:LowerMathPass",
+        "Lower math ops on scalars to tfrt_scalar and on tensors to tfrt_tensor kernels",
+    ),
+    "lower-scf": (
+        "tfrt.passes.lower_scf:LowerScfPass",
+        "Lower scf.if/for/while to tfrt.if/repeat.i32/while",
+    ),
+    "lower-func": (
+        "tfrt.passes.lower_func:LowerFuncPass",
+        "Lower func.call/return to tfrt.call/return; index becomes i64",
+    ),
+    "fold-constants": (
+        "tfrt.passes.fold_constants:FoldConstantsPass",
+        "Evaluate kernels whose operands are all constants, with their own kernels",
+    ),
+    "fuse-elementwise": (
+        "tfrt.passes.fuse_elementwise:FuseElementwisePass",
+        "Fuse chains of elementwise kernels into one tfrt_tensor.elementwise",
+    ),
+    "fuse-linear": (
+        "tfrt.passes.fuse_linear:FuseLinearPass",
+        "Fuse matmul/conv2d with the elementwise ops that follow (bias, activation)",
+    ),
+    "place-devices": (
+        "tfrt.passes.place_devices:PlaceDevicesPass",
+        "Place tensor kernels on a device and insert transfers where placement changes",
+    ),
+    "insert-chains": (
+        "tfrt.passes.insert_chains:InsertChainsPass",
+        "Thread a !tfrt.chain through side-effecting kernels in program order",
+    ),
+    "reuse-buffers": (
+        "tfrt.passes.reuse_buffers:ReuseBuffersPass",
+        "Let a kernel write its result into an input whose last use it is",
+    ),
 }
 
 
