@@ -33,6 +33,8 @@ RUNTIME_DIALECTS: dict[str, str] = {
     "tfrt_dht_sync": "tfrt.dialects.tfrt_dht_sync:TFRT_DHT_SYNC",
     "ts_sync": "tfrt.dialects.ts_sync:TS_SYNC",
     "corert_sync": "tfrt.dialects.corert_sync:CORERT_SYNC",
+    "tfrt_array": "tfrt.dialects.tfrt_array:TFRT_ARRAY",
+    "tfrt_scalar": "tfrt.dialects.tfrt_scalar:TFRT_SCALAR",
 }
 
 STANDARD_DIALECTS: dict[str, str] = {
@@ -42,7 +44,7 @@ STANDARD_DIALECTS: dict[str, str] = {
     "scf": "xdsl.dialects.scf:Scf",
     "cf": "xdsl.dialects.cf:Cf",
     "tensor": "xdsl.dialects.tensor:Tensor",
-    "linalg": "xdsl.dialects.linalg:Linalg",
+    "linalg": "tfrt.dialects.linalg:Linalg",
     "memref": "xdsl.dialects.memref:MemRef",
     "math": "xdsl.dialects.math:Math",
 }

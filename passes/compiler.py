@@ -38,8 +38,8 @@ def default_pipeline(device: str = "cpu", opt_level: int = 2) -> str:
         "cse",
         *LOWERING,
         "fold-constants",
-        "fuse-linear",
         "fuse-elementwise",
+        "fuse-linear",
         "cse",
         "dce",
         *place,
@@ -55,3 +55,83 @@ def is_high_level(module: Operation) -> bool:
         if name in HIGH_LEVEL_FUNC_OPS or name.split(".", 1)[0] in HIGH_LEVEL_DIALECTS:
             return True
     return False
+
+
+# Dialects whose ops BEF can hold after compilation.
+KERNEL_DIALECTS = frozenset({"builtin", "func", "tfrt", "tfrt_array", "tfrt_scalar", "tfrt_tensor",
+                             "tfrt_dht", "tfrt_test", "corert", "ts", "btf", "coo", "tfrt_sht", "ht"})  # fmt: skip
+
+
+def run_passes(module, passes, ctx=None, after_pass=None) -> None:
+    """Apply ``passes`` to ``module`` in order, verifying after each; a pass
+    that fails with anything but a diagnostic is reported as one (no traceback).
+    ``after_pass(pass, module)`` is called after each (for IR dumps)."""
+    from tfrt.diagnostics import Diagnostic, DiagnosticError
+    from tfrt.dialects import make_context
+    from tfrt.dialects.syntax import verify_module
+
+    if ctx is None:
+        ctx = make_context(allow_unregistered=True)
+    for p in passes:
+        try:
+            p.apply(ctx, module)
+        except DiagnosticError:
+            raise
+        except Exception as e:  # a pass bug or an xDSL error: report it, no traceback
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise DiagnosticError(Diagnostic("error", f"pass '{p.name}' failed: {first}")) from None
+        # Between the lowering passes the IR mixes index and i64 (index
+        # becomes i64 op by op); it is verified once the lowering is done.
+        if not p.name.startswith("lower-") or not is_high_level(module):
+            verify_module(module)
+        if after_pass is not None:
+            after_pass(p, module)
+    verify_module(module)
+
+
+def check_lowered(module) -> None:
+    """Raise at the first op BEF cannot hold after compilation."""
+    from tfrt.passes.lowering import cannot_lower
+
+    for op in module.walk():
+        dialect = op.name.split(".", 1)[0]
+        if op.name in HIGH_LEVEL_FUNC_OPS or dialect not in KERNEL_DIALECTS:
+            raise cannot_lower(op, "no pass in the pipeline lowers it")
+
+
+def compile_module(
+    module,
+    *,
+    device: str = "cpu",
+    opt_level: int = 2,
+    pipeline: str | None = None,
+    preprocess: str | None = None,
+    available=None,
+    after_pass=None,
+):
+    """Lower and optimize ``module`` in place: ``preprocess`` passes, then
+    ``pipeline`` (default: :func:`default_pipeline`); returns the module."""
+    from tfrt.diagnostics import Diagnostic, DiagnosticError
+    from tfrt.passes.pipeline import PipelineError, parse_pass_pipeline
+
+    try:
+        passes = parse_pass_pipeline(preprocess, available) if preprocess else []
+        passes += parse_pass_pipeline(
+            pipeline if pipeline is not None else default_pipeline(device, opt_level), available
+        )
+    except (PipelineError, ValueError) as e:
+        raise DiagnosticError(Diagnostic("error", f"invalid pass pipeline: {e}")) from None
+    run_passes(module, passes, after_pass=after_pass)
+    check_lowered(module)
+    return module
+
+
+def compile_text_to_bef(text: str, filename: str = "-", **kwargs) -> bytes:
+    """MLIR text -> BEF bytes: compiled first when the module is high-level."""
+    from tfrt.bef.writer import write_bef
+    from tfrt.dialects.syntax import parse_module
+
+    module = parse_module(text, filename, allow_unregistered=True)
+    if is_high_level(module):
+        compile_module(module, **kwargs)
+    return write_bef(module)

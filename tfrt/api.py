@@ -174,12 +174,12 @@ def load(
             with open(filename, "rb") as f:
                 data = f.read()
     if data[:2] != b"\x0b\xef":
-        from tfrt.bef.writer import write_bef
-        from tfrt.dialects.syntax import parse_module
+        from tfrt.passes.compiler import compile_text_to_bef
 
         # As tfrt_translate does, accept ops no dialect registers: the kernel
-        # registry decides at load time whether they can run.
-        data = write_bef(parse_module(data.decode("utf-8"), filename, allow_unregistered=True))
+        # registry decides at load time whether they can run.  High-level
+        # MLIR (linalg, arith, scf...) goes through the compiler first.
+        data = compile_text_to_bef(data.decode("utf-8"), filename)
     diagnostics: list[DecodedDiagnostic] = []
     if host is None:
         host = HostContext(work_queue=work_queue, diag_handler=diagnostics.append)

@@ -223,14 +223,13 @@ def _read_input(path: str) -> bytes:
 
 def _compile_mlir(data: bytes, path: str) -> bytes:
     """Compile MLIR text to BEF in memory (imports the compiler only on this path)."""
-    from tfrt.bef.writer import write_bef
-    from tfrt.dialects.syntax import parse_module
+    from tfrt.passes.compiler import compile_text_to_bef
 
     text = data.decode("utf-8", errors="replace")
     # Like tfrt_translate, accept ops of dialects that are not registered:
-    # only the executor decides whether a kernel exists.
-    module = parse_module(text, path, allow_unregistered=True)
-    return write_bef(module)
+    # only the executor decides whether a kernel exists.  High-level MLIR
+    # (linalg, arith, scf...) goes through the compiler's default pipeline.
+    return compile_text_to_bef(text, path)
 
 
 def _looks_like_mlir(data: bytes, path: str) -> bool:

@@ -38,6 +38,9 @@ FLAGS = {
     # Not MLIR dialects in TFRT at all, so everything was accepted there.
     "tfrt_sht": (True, True),
     "btf": (True, True),
+    # The compiler's kernel dialects: closed, every op and type is defined.
+    "tfrt_array": (False, False),
+    "tfrt_scalar": (False, False),
 }
 
 

@@ -367,6 +367,8 @@ BUILTIN_KERNEL_MODULES = (
     "tfrt.kernels.control_flow",
     "tfrt.kernels.test_kernels",
     "tfrt.kernels.native",
+    "tfrt.kernels.tfrt_array",
+    "tfrt.kernels.tfrt_scalar",
 )
 # Packages other engineers own; each registers its kernels when imported.
 OPTIONAL_KERNEL_PACKAGES = ("tfrt.tensor", "tfrt.devices")

@@ -192,8 +192,12 @@ class LinalgPropsRule(DirectiveRule):
 
 # MLIR's default for the window attributes of the 2-D convolutions and poolings.
 _WINDOW_DEFAULT = DenseIntElementsAttr.from_list(TensorType(i64, [2]), [1, 1])
+from tfrt.dialects.linalg import EXTRA_NAMES as _EXTRA_NAMES
+from tfrt.dialects.linalg import WINDOW_NAMES as _EXTRA_WINDOW_NAMES
+
 _WINDOW_OPS = frozenset(
     {
+        *_EXTRA_WINDOW_NAMES,
         "linalg.pooling_nchw_max",
         "linalg.conv_2d_nchw_fchw",
         "linalg.conv_2d_nhwgc_gfhwc",
@@ -596,6 +600,7 @@ _NAMED_OPS = (
     "linalg.copy",
     "linalg.quantized_matmul",
     *sorted(_WINDOW_OPS),
+    *_EXTRA_NAMES,
 )
 
 FORMATS: dict[str, str] = {

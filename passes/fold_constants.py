@@ -1,0 +1,126 @@
+"""``fold-constants``: evaluate kernels whose operands are all constants, with their own kernels.
+
+A ``tfrt_scalar`` or ``tfrt_array`` kernel whose operands are all
+``tfrt_scalar.constant.*`` / ``tfrt_array.constant`` runs at compile time
+through the same kernel the executor would call (numpy), and its result
+becomes a constant, so compile-time and run-time arithmetic agree bit for
+bit.  Tensors larger than ``max_elements`` (default 65536) are left to run
+time, to keep the BEF file small::
+
+    %a = tfrt_scalar.constant.i32 6
+    %b = tfrt_scalar.constant.i32 7
+    %c = tfrt_scalar.eval %a, %b {expr = "(a0 * a1)", types = "i32,i32"} : (i32, i32) -> i32
+    // becomes
+    %c = tfrt_scalar.constant.i32 42
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from tfrt.passes.lowering import element_name, make_op, replace
+
+# Kernels that are not worth folding (views, shape changes of constants are cheap
+# at run time) or that have effects.
+_SKIP = {"tfrt_array.constant", "tfrt_array.to_device", "tfrt_array.to_host", "tfrt_scalar.print"}
+
+
+def _constant_value(op: Operation) -> Any:
+    import numpy as np
+
+    from tfrt.kernels.expr import DTYPES
+
+    value = op.properties["value"]
+    if op.name == "tfrt_array.constant":
+        t = value.get_type() if hasattr(value, "get_type") else value.type
+        vals = value.get_values()
+        return np.array(vals, dtype=DTYPES[element_name(t)]).reshape(tuple(t.get_shape()))
+    return DTYPES[op.name.rsplit(".", 1)[1]].type(value.value.data)
+
+
+def _is_constant(op: Operation | None) -> bool:
+    return op is not None and (op.name == "tfrt_array.constant" or op.name.startswith("tfrt_scalar.constant."))
+
+
+def _kernel_attrs(op: Operation) -> list[Any]:
+    import numpy as np
+
+    out = []
+    for name in sorted(op.properties):
+        attr = op.properties[name]
+        if isinstance(attr, IntegerAttr):
+            out.append(attr.value.data)
+        elif hasattr(attr, "data") and isinstance(attr.data, tuple):
+            out.append(np.array([a.value.data for a in attr.data], dtype=np.int64))
+        elif hasattr(attr, "data") and isinstance(attr.data, str):
+            out.append(attr.data)
+        else:
+            return None  # type: ignore[return-value]
+    return out
+
+
+def _to_constant(value: Any, rtype, at: Operation) -> Operation | None:
+    import numpy as np
+
+    if isinstance(rtype, TensorType):
+        arr = np.asarray(value)
+        flat = arr.reshape(-1).tolist()
+        if arr.dtype == np.bool_:
+            flat = [int(v) for v in flat]
+        attr = DenseIntOrFPElementsAttr.from_list(rtype, flat)
+        return make_op("tfrt_array.constant", [], [rtype], {"value": attr}, at=at)
+    name = element_name(rtype)
+    v = value.item() if hasattr(value, "item") else value
+    attr = FloatAttr(float(v), rtype) if name.startswith("f") else IntegerAttr(int(v), rtype)
+    return make_op(f"tfrt_scalar.constant.{name}", [], [rtype], {"value": attr}, at=at)
+
+
+@dataclass(frozen=True)
+class FoldConstantsPass(ModulePass):
+    """Evaluate kernels on constant operands at compile time (see the module docstring)."""
+
+    name = "fold-constants"
+    max_elements: int = 65536
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from tfrt.kernels.registry import default_registry
+
+        registry = default_registry()
+        for o in list(op.walk()):
+            if not o.name.startswith(("tfrt_array.", "tfrt_scalar.")) or o.name in _SKIP:
+                continue
+            if _is_constant(o) or len(o.results) != 1 or o.regions:
+                continue
+            owners = [getattr(v, "op", None) for v in o.operands]
+            if not all(_is_constant(x) for x in owners):
+                continue
+            rtype = o.results[0].type
+            if isinstance(rtype, TensorType):
+                size = 1
+                for d in rtype.get_shape():
+                    size *= d
+                if size > self.max_elements:
+                    continue
+            kdef = registry.get(o.name) if hasattr(registry, "get") else None
+            attrs = _kernel_attrs(o)
+            if kdef is None or attrs is None:
+                continue
+            try:
+                value = kdef.fn(*attrs, *[_constant_value(x) for x in owners])
+            except Exception:  # noqa: BLE001 - leave it to run time, where the error has a location
+                continue
+            new = _to_constant(value, rtype, o)
+            if new is not None:
+                replace(o, [new], new.results)

@@ -1,0 +1,148 @@
+"""``fuse-elementwise``: chains of elementwise kernels become one kernel.
+
+A ``tfrt_array.elementwise`` (or ``tfrt_scalar.eval``) whose only use is
+another one of the same shape is substituted into it: the consumer's
+expression takes the producer's expression in place of the operand, and the
+producer's operands join the consumer's (each SSA value once).  Scalar
+constants feeding an expression become literals.  One fused kernel makes one
+pass over memory, through ``out=`` buffers, instead of one per op::
+
+    %s = tfrt_array.elementwise %x, %b {expr = "(a0 + a1)", ...}
+    %r = tfrt_array.elementwise %s {expr = "maximum(a0, cast_f32(0.0))", ...}
+    // becomes
+    %r = tfrt_array.elementwise %x, %b {expr = "maximum((a0 + a1), cast_f32(0.0))", ...}
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from tfrt.passes.lowering import element_name, literal, make_op, replace
+
+_FUSIBLE = ("tfrt_array.elementwise", "tfrt_scalar.eval")
+
+
+def _expr_field(op: Operation) -> str:
+    return "epilogue" if op.name in ("tfrt_array.matmul", "tfrt_array.conv2d") else "expr"
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, mapping: dict[str, ast.AST]):
+        self.mapping = mapping
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:  # noqa: N802 - ast API
+        repl = self.mapping.get(node.id)
+        return repl if repl is not None else node
+
+
+def substitute(expr: str, mapping: dict[str, str]) -> str:
+    """``expr`` with each operand name replaced by an expression."""
+    tree = ast.parse(expr, mode="eval")
+    nodes = {k: ast.parse(v, mode="eval").body for k, v in mapping.items()}
+    return ast.unparse(_Rename(nodes).visit(tree))
+
+
+def rebuild(op: Operation, expr: str, operands: list[SSAValue], first: int = 0) -> Operation:
+    """A copy of ``op`` computing ``expr`` over ``operands`` (after the first ``first``
+    fixed operands, which keep their place)."""
+    attrs = dict(op.properties)
+    field = _expr_field(op)
+    attrs[field] = StringAttr(expr)
+    types = [element_name(v.type) for v in operands[first:]]
+    if field == "epilogue":
+        types = [element_name(op.results[0].type if not op.properties[field].data else _product_type(op))] + types
+    attrs["types"] = StringAttr(",".join(types))
+    return make_op(op.name, operands, [r.type for r in op.results], attrs, at=op)
+
+
+def _product_type(op: Operation):
+    return op.operands[0].type
+
+
+def fuse_into(consumer: Operation, k: int, producer: Operation, first: int = 0) -> Operation:
+    """``consumer`` with its operand ``k`` (an elementwise producer's result) inlined."""
+    field = _expr_field(consumer)
+    operands = list(consumer.operands)
+    names: dict[str, str] = {}
+    new_operands = operands[:first] + [v for i, v in enumerate(operands) if i >= first and i != k]
+    index = {v: i for i, v in enumerate(new_operands) if i >= first}
+    shift = 1 if field == "epilogue" else 0  # a0 is the product in an epilogue
+    for i, v in enumerate(operands):
+        if i < first or i == k:
+            continue
+        names[f"a{i - first + shift}"] = f"a{index[v] - first + shift}"
+    inner: dict[str, str] = {}
+    for j, v in enumerate(producer.operands):
+        if v not in index:
+            index[v] = len(new_operands)
+            new_operands.append(v)
+        inner[f"a{j}"] = f"a{index[v] - first + shift}"
+    produced = substitute(producer.properties["expr"].data, inner)
+    names[f"a{k - first + shift}"] = f"({produced})"
+    expr = substitute(consumer.properties[field].data, names)
+    return rebuild(consumer, expr, new_operands, first)
+
+
+def inline_constants(op: Operation) -> Operation | None:
+    """``op`` with its scalar-constant operands written as literals (None if it has none)."""
+    from tfrt.passes.lowering import scalar_constant
+
+    operands = list(op.operands)
+    consts = {i: literal(scalar_constant(v)) for i, v in enumerate(operands) if scalar_constant(v) is not None}
+    consts = {i: t for i, t in consts.items() if t is not None}
+    if not consts:
+        return None
+    keep = [v for i, v in enumerate(operands) if i not in consts]
+    mapping: dict[str, str] = {}
+    j = 0
+    for i in range(len(operands)):
+        if i in consts:
+            mapping[f"a{i}"] = consts[i]
+        else:
+            mapping[f"a{i}"] = f"a{j}"
+            j += 1
+    return rebuild(op, substitute(op.properties["expr"].data, mapping), keep)
+
+
+def _shape(v: SSAValue):
+    return tuple(v.type.get_shape()) if isinstance(v.type, TensorType) else None
+
+
+@dataclass(frozen=True)
+class FuseElementwisePass(ModulePass):
+    """Fuse chains of elementwise kernels (see the module docstring)."""
+
+    name = "fuse-elementwise"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for o in list(op.walk()):
+            if o.name not in _FUSIBLE or o.parent is None:
+                continue
+            new = inline_constants(o)
+            if new is not None:
+                replace(o, [new], new.results)
+                o = new
+            changed = True
+            while changed:
+                changed = False
+                for k, v in enumerate(o.operands):
+                    producer = getattr(v, "op", None)
+                    if producer is None or producer.name not in _FUSIBLE:
+                        continue
+                    if len(list(producer.results[0].uses)) != 1 or producer.parent_block() is not o.parent_block():
+                        continue
+                    if _shape(v) is not None and _shape(v) != _shape(o.results[0]):
+                        continue  # fusing would recompute a broadcast producer per element
+                    new = fuse_into(o, k, producer)
+                    replace(o, [new], new.results)
+                    producer.detach()
+                    producer.erase()
+                    o = new
+                    changed = True
+                    break

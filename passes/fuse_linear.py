@@ -1,0 +1,75 @@
+"""``fuse-linear``: a matmul or convolution absorbs the elementwise op that follows it.
+
+When the only use of a ``tfrt_array.matmul``/``conv2d`` result is a
+``tfrt_array.elementwise`` of the same shape (bias, residual, activation,
+after ``fuse-elementwise`` merged them into one), the elementwise expression
+becomes the kernel's ``epilogue``, evaluated in place on the product while it
+is still in cache; the elementwise op's other operands become the kernel's
+extra operands::
+
+    %p = tfrt_array.matmul %x, %w {epilogue = "", ...}
+    %y = tfrt_array.elementwise %p, %b {expr = "maximum((a0 + a1), cast_f32(0.0))", ...}
+    // becomes
+    %y = tfrt_array.matmul %x, %w, %b {epilogue = "maximum((a0 + a1), cast_f32(0.0))",
+                                      types = "f32,f32", ...}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.passes import ModulePass
+
+from tfrt.passes.fuse_elementwise import substitute
+from tfrt.passes.lowering import element_name, make_op
+
+_LINEAR = ("tfrt_array.matmul", "tfrt_array.conv2d")
+
+
+@dataclass(frozen=True)
+class FuseLinearPass(ModulePass):
+    """Fuse matmul/conv2d with the elementwise op that follows (see the module docstring)."""
+
+    name = "fuse-linear"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for lin in list(op.walk()):
+            if lin.name not in _LINEAR or lin.properties["epilogue"].data:
+                continue
+            uses = list(lin.results[0].uses)
+            if len(uses) != 1:
+                continue
+            user = uses[0].operation
+            if user.name != "tfrt_array.elementwise" or user.parent_block() is not lin.parent_block():
+                continue
+            rtype, utype = lin.results[0].type, user.results[0].type
+            if not isinstance(utype, TensorType) or tuple(utype.get_shape()) != tuple(rtype.get_shape()):
+                continue
+            k = uses[0].index
+            others = [v for i, v in enumerate(user.operands) if i != k]
+            if any(v is lin.results[0] for v in others):
+                continue
+            # a<k> -> a0 (the product); the others -> a1...
+            mapping = {f"a{k}": "a0"}
+            j = 1
+            for i in range(len(user.operands)):
+                if i != k:
+                    mapping[f"a{i}"] = f"a{j}"
+                    j += 1
+            expr = substitute(user.properties["expr"].data, mapping)
+            attrs = dict(lin.properties)
+            attrs["epilogue"] = StringAttr(expr)
+            attrs["types"] = StringAttr(",".join([element_name(rtype)] + [element_name(v.type) for v in others]))
+            new = make_op(lin.name, [*lin.operands, *others], [utype], attrs, at=lin)
+            # The fused kernel runs where the elementwise op ran (its operands exist there).
+            block = user.parent_block()
+            block.insert_op_before(new, user)
+            user.results[0].replace_all_uses_with(new.results[0])
+            user.detach()
+            user.erase()
+            lin.detach()
+            lin.erase()
+
+

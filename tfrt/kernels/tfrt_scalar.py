@@ -1,0 +1,63 @@
+"""Kernels of the `tfrt_scalar` dialect (``dialects/tfrt_scalar.py``).
+
+Scalars are numpy scalars of their MLIR type (``numpy.int32`` for ``i32``,
+``numpy.bool_`` for ``i1``...), so integer arithmetic wraps at its width and
+f32 arithmetic rounds to single precision.  ``tfrt_scalar.eval`` evaluates an
+expression of the elementwise language (``tfrt.kernels.expr``), compiled once
+per expression and operand types.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tfrt.kernels.expr import DTYPES, compile_scalar
+from tfrt.kernels.registry import CHAIN, kernel, print_line
+
+_COMPILED: dict[tuple[str, str], Any] = {}
+
+
+@kernel("tfrt_scalar.eval", attrs=("str", "str"))
+def eval_(expr, types, *inputs):
+    """``expr`` over the operands, read as numpy scalars of ``types``."""
+    fn = _COMPILED.get((expr, types))
+    if fn is None:
+        fn = _COMPILED[(expr, types)] = compile_scalar(expr, tuple(t for t in types.split(",") if t))
+    return fn(*inputs)
+
+
+def _constant_kernel(type_name: str) -> None:
+    scalar_type = DTYPES[type_name].type
+
+    def constant(value):
+        return scalar_type(value)
+
+    constant.__name__ = f"constant_{type_name}"
+    constant.__doc__ = f"A constant {type_name} (a numpy scalar)."
+    kernel(f"tfrt_scalar.constant.{type_name}", attrs=(type_name,))(constant)
+
+
+for _t in DTYPES:
+    _constant_kernel(_t)
+
+
+def format_value(v: Any) -> str:
+    """A scalar as Python prints it (``0.25``, ``3``, ``true``); an array as numpy does."""
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, np.ndarray):
+        return np.array2string(v, separator=", ", threshold=64)
+    if isinstance(v, np.floating):
+        return repr(float(v)) if v.dtype == np.float64 else str(v)
+    return str(v)
+
+
+@kernel("tfrt_scalar.print", attrs=("str",))
+def print_(prefix, chain, *inputs):
+    """Prints ``prefix`` and the operands on one line; returns a chain."""
+    parts = [prefix] if prefix else []
+    parts += [format_value(v) for v in inputs]
+    print_line(" ".join(parts))
+    return CHAIN
