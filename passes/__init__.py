@@ -58,19 +58,19 @@ PASSES: dict[str, tuple[str, str]] = {
     # The compiler: high-level dialects -> kernel IR (docs/compiler.md).
     "lower-linalg": (
         "tfrt.passes.lower_linalg:LowerLinalgPass",
-        "Lower linalg named ops and linalg.generic to tfrt_tensor kernels",
+        "Lower linalg named ops and linalg.generic to tfrt_array kernels",
     ),
     "lower-tensor": (
         "tfrt.passes.lower_tensor:LowerTensorPass",
-        "Lower tensor dialect ops to tfrt_tensor kernels",
+        "Lower tensor dialect ops to tfrt_array kernels",
     ),
     "lower-arith": (
         "tfrt.passes.lower_arith:LowerArithPass",
-        "Lower arith ops on scalars to tfrt_scalar and on tensors to tfrt_tensor kernels",
+        "Lower arith ops on scalars to tfrt_scalar and on tensors to tfrt_array kernels",
     ),
     "lower-math": (
         "tfrt.passes.lower_math:LowerMathPass",
-        "Lower math ops on scalars to tfrt_scalar and on tensors to tfrt_tensor kernels",
+        "Lower math ops on scalars to tfrt_scalar and on tensors to tfrt_array kernels",
     ),
     "lower-scf": (
         "tfrt.passes.lower_scf:LowerScfPass",
@@ -86,7 +86,7 @@ PASSES: dict[str, tuple[str, str]] = {
     ),
     "fuse-elementwise": (
         "tfrt.passes.fuse_elementwise:FuseElementwisePass",
-        "Fuse chains of elementwise kernels into one tfrt_tensor.elementwise",
+        "Fuse chains of elementwise kernels into one tfrt_array.elementwise",
     ),
     "fuse-linear": (
         "tfrt.passes.fuse_linear:FuseLinearPass",

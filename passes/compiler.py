@@ -91,11 +91,13 @@ def run_passes(module, passes, ctx=None, after_pass=None) -> None:
 
 def check_lowered(module) -> None:
     """Raise at the first op BEF cannot hold after compilation."""
+    from tfrt.dialects.syntax.verify import op_name
     from tfrt.passes.lowering import cannot_lower
 
     for op in module.walk():
-        dialect = op.name.split(".", 1)[0]
-        if op.name in HIGH_LEVEL_FUNC_OPS or dialect not in KERNEL_DIALECTS:
+        name = op_name(op)
+        dialect = name.split(".", 1)[0]
+        if name in HIGH_LEVEL_FUNC_OPS or dialect not in KERNEL_DIALECTS:
             raise cannot_lower(op, "no pass in the pipeline lowers it")
 
 

@@ -124,3 +124,6 @@ class FoldConstantsPass(ModulePass):
             new = _to_constant(value, rtype, o)
             if new is not None:
                 replace(o, [new], new.results)
+
+
+FoldConstantsPass.__doc__ = f"{FoldConstantsPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

@@ -146,3 +146,6 @@ class FuseElementwisePass(ModulePass):
                     o = new
                     changed = True
                     break
+
+
+FuseElementwisePass.__doc__ = f"{FuseElementwisePass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

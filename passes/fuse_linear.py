@@ -73,3 +73,6 @@ class FuseLinearPass(ModulePass):
             lin.erase()
 
 
+
+
+FuseLinearPass.__doc__ = f"{FuseLinearPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

@@ -53,3 +53,6 @@ class InsertChainsPass(ModulePass):
                     owner.detach()
                     owner.erase()
                 chain = o.results[0]
+
+
+InsertChainsPass.__doc__ = f"{InsertChainsPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

@@ -105,3 +105,6 @@ class LowerArithPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lower_dialect(op, "arith.")
+
+
+LowerArithPass.__doc__ = f"{LowerArithPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

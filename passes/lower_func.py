@@ -52,3 +52,6 @@ class LowerFuncPass(ModulePass):
             elif o.name == "func.return":
                 new = make_op("tfrt.return", list(o.operands), [], {}, at=o)
                 replace(o, [new], [])
+
+
+LowerFuncPass.__doc__ = f"{LowerFuncPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

@@ -453,7 +453,8 @@ def _pool(op: Operation, b: _Builder) -> SSAValue:
 
 
 def _reduce(op: Operation, b: _Builder) -> list[SSAValue]:
-    ins, inits = list(op.operands[: len(op.input)]), list(op.init)  # type: ignore[attr-defined]
+    n = len(op.results)
+    ins, inits = list(op.operands[:-n]), list(op.operands[-n:])
     if len(ins) != 1 or len(inits) != 1:
         raise cannot_lower(op, "only single-input linalg.reduce is supported")
     x, init = ins[0], inits[0]
@@ -528,3 +529,6 @@ class LowerLinalgPass(ModulePass):
                 and not o.parent_op().name.startswith("linalg.")]  # fmt: skip
         for o in todo:
             _lower(o)
+
+
+LowerLinalgPass.__doc__ = f"{LowerLinalgPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

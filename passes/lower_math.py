@@ -31,3 +31,6 @@ class LowerMathPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lower_dialect(op, "math.")
+
+
+LowerMathPass.__doc__ = f"{LowerMathPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

@@ -250,3 +250,6 @@ class LowerScfPass(ModulePass):
             elif o.name.startswith("scf.") and o.name not in ("scf.yield", "scf.condition"):
                 raise cannot_lower(o, "no TFRT control flow implements it")
 
+
+
+LowerScfPass.__doc__ = f"{LowerScfPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

@@ -160,3 +160,6 @@ class LowerTensorPass(ModulePass):
                 if parent is not None and parent.name.startswith("linalg."):
                     continue
                 _lower(o)
+
+
+LowerTensorPass.__doc__ = f"{LowerTensorPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

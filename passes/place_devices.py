@@ -72,3 +72,6 @@ class PlaceDevicesPass(ModulePass):
                             back = make_op("tfrt_array.to_host", [v], [v.type], {}, at=inner)
                             block.insert_op_before(back, inner)
                             inner.operands[i] = back.results[0]
+
+
+PlaceDevicesPass.__doc__ = f"{PlaceDevicesPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

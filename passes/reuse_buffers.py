@@ -65,3 +65,6 @@ class ReuseBuffersPass(ModulePass):
             elif o.name == "tfrt_array.insert_slice" and o.properties["inplace"].value.data < 0:
                 if owned(o.operands[1]):
                     o.properties["inplace"] = IntegerAttr(1, i64)
+
+
+ReuseBuffersPass.__doc__ = f"{ReuseBuffersPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

@@ -1,0 +1,78 @@
+// Each lowering pattern, through the default pipeline at -O0 (no fusion) and -O2.
+// RUN: tfrt_compile %s -O0 --emit=mlir | FileCheck %s --check-prefix=O0
+// RUN: tfrt_compile %s --emit=mlir | FileCheck %s --check-prefix=O2
+
+// O0-LABEL: func.func @dense
+// O0: tfrt_array.matmul %arg0, %arg1 {epilogue = "", shape = [2, 3]
+// O0: tfrt_array.elementwise {{.*}}expr = "maximum((a0 + a1), cast_f32(0.0))"
+// O2-LABEL: func.func @dense
+// O2-NEXT: tfrt_array.matmul %arg0, %arg1, %arg2 {epilogue = "maximum(a0 + a1, cast_f32(0.0))"
+// O2-NEXT: tfrt.return
+func.func @dense(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<2x4xf32>, tensor<4x3xf32>) outs(%z : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m, %b : tensor<2x3xf32>, tensor<3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %t = arith.maximumf %s, %zero : f32
+    linalg.yield %t : f32
+  } -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// O0-LABEL: func.func @contract
+// O0: tfrt_array.einsum %arg0, %arg1 {shape = [3], spec = "ab,b->a"}
+func.func @contract(%a: tensor<3x4xf32>, %v: tensor<4xf32>, %init: tensor<3xf32>) -> tensor<3xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%a, %v : tensor<3x4xf32>, tensor<4xf32>) outs(%init : tensor<3xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// O0-LABEL: func.func @transposed
+// O0: tfrt_array.transpose %arg0 {perm = [1, 0]}
+func.func @transposed(%a: tensor<3x4xf32>) -> tensor<4x3xf32> {
+  %e = tensor.empty() : tensor<4x3xf32>
+  %t = linalg.transpose ins(%a : tensor<3x4xf32>) outs(%e : tensor<4x3xf32>) permutation = [1, 0]
+  return %t : tensor<4x3xf32>
+}
+
+// O0-LABEL: func.func @loop
+// O0: tfrt.repeat.i32
+// O0: tfrt.return
+// O2-LABEL: func.func @loop
+// O2: tfrt.repeat.i32
+func.func @loop(%n: index, %x: i32) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (i32) {
+    %d = arith.addi %acc, %acc : i32
+    scf.yield %d : i32
+  }
+  return %r : i32
+}
+
+// O0-LABEL: func.func @branch
+// O0: tfrt.if
+// O0: } else {
+func.func @branch(%c: i1, %x: f32) -> f32 {
+  %r = scf.if %c -> (f32) {
+    %y = math.exp %x : f32
+    scf.yield %y : f32
+  } else {
+    scf.yield %x : f32
+  }
+  return %r : f32
+}
+
+// O0-LABEL: func.func @calls
+// O0: tfrt.call @branch
+func.func @calls(%c: i1, %x: f32) -> f32 {
+  %r = func.call @branch(%c, %x) : (i1, f32) -> f32
+  return %r : f32
+}
