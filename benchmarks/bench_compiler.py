@@ -152,14 +152,9 @@ def numpy_mlp(x, w1, b1, w2, b2, w3, b3):
 
 
 def compile_bef(text: str) -> bytes:
-    from tfrt.bef.writer import write_bef
-    from tfrt.dialects.syntax import parse_module
-    from tfrt.passes.compiler import default_pipeline
-    from tfrt.tools.tfrt_compile import run_pipeline
+    from tfrt.passes.compiler import compile_text_to_bef
 
-    module = parse_module(text, "bench.mlir")
-    run_pipeline(module, default_pipeline("cpu", 2))
-    return write_bef(module)
+    return compile_text_to_bef(text, "bench.mlir")
 
 
 # ---------------------------------------------------------------------------

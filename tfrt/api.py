@@ -6,8 +6,12 @@
     futures = prog.call_async("add", 1, 2)  # -> [AsyncValue]; prog.wait(futures)
 
 Arguments are converted by the function's argument types (``i1`` -> bool,
-``i32``/``i64`` -> int checked for range, ``f32`` -> numpy.float32, ``f64`` ->
-float; other types pass through).  ``call`` returns None, one value, or a
+integers -> int checked for range, ``f16``/``f32`` -> numpy scalars, ``f64`` ->
+float, ``tensor<2x3xf32>`` -> a numpy array of exactly that shape and dtype:
+lists convert, arrays cast only as numpy's ``same_kind`` allows, and an array
+that already matches passes without a copy; other types pass through).  A
+value that does not fit raises :class:`tfrt.values.ValueSpecError` (a
+ValueError) naming the argument.  ``call`` returns None, one value, or a
 tuple; an error result raises :class:`ExecutionError`.  Runtime diagnostics
 (errors with the kernel's location) are kept in ``Program.diagnostics``.
 
@@ -20,8 +24,6 @@ from __future__ import annotations
 import os
 from typing import Any, Sequence
 
-import numpy as np
-
 from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorInfo
 from tfrt.bef import program as bp
 from tfrt.executor import BEFFunction, BEFProgram, NativeFunction, set_recursion_limit
@@ -31,6 +33,7 @@ from tfrt.host_context import (
     HostContext,
     RequestContext,
 )
+from tfrt.values import ValueSpecError, converter
 
 __all__ = ["ExecutionError", "Program", "load"]
 
@@ -51,27 +54,12 @@ class ExecutionError(RuntimeError):
         super().__init__(f"'{function}' failed: {info.message}{where}")
 
 
-def _to_i32(v: Any) -> int:
-    iv = int(v)
-    if not -(1 << 31) <= iv < (1 << 31):
-        raise OverflowError(f"{v} does not fit in i32")
-    return iv
-
-
-def _to_i64(v: Any) -> int:
-    iv = int(v)
-    if not -(1 << 63) <= iv < (1 << 63):
-        raise OverflowError(f"{v} does not fit in i64")
-    return iv
-
-
-_CONVERTERS = {
-    "i1": bool,
-    "i32": _to_i32,
-    "i64": _to_i64,
-    "f32": np.float32,
-    "f64": float,
-}
+def _fits(conv: Any, value: Any) -> bool:
+    try:
+        conv(value)
+    except ValueSpecError:
+        return False
+    return True
 
 
 def _unwrap(values: Sequence[Any]) -> Any:
@@ -92,7 +80,7 @@ class Program:
         self._fns: dict[str, tuple[BEFFunction | NativeFunction, tuple]] = {}
         for fn in program.functions:
             if fn.name:
-                convs = tuple(_CONVERTERS.get(t) for t in fn.arg_types)
+                convs = tuple(converter(t) for t in fn.arg_types)
                 self._fns[fn.name] = (fn, convs)
 
     @property
@@ -116,7 +104,11 @@ class Program:
     def _convert(self, fn: Any, convs: tuple, args: Sequence[Any]) -> list[Any]:
         if len(args) != len(convs):
             raise TypeError(f"'{fn.name}' takes {len(convs)} arguments ({len(args)} given)")
-        return [a if c is None else c(a) for c, a in zip(convs, args)]
+        try:
+            return [a if c is None else c(a) for c, a in zip(convs, args)]
+        except ValueSpecError as exc:
+            i = next(i for i, (c, a) in enumerate(zip(convs, args)) if c is not None and not _fits(c, a))
+            raise type(exc)(f"'{fn.name}' argument {i}: {exc}") from None
 
     def call(self, name: str, *args: Any) -> Any:
         """Run ``name`` to completion; returns None, a value, or a tuple of values."""
@@ -127,6 +119,9 @@ class Program:
         if type(out) is tuple:
             return _unwrap(out)
         host.await_values(out)
+        # Kernels whose results feed no return value (prints) finish before
+        # the call returns, as they do on the compiled fast path.
+        host.quiesce()
         values = []
         for av in out:
             if av.state == ERROR:

@@ -21,6 +21,21 @@ Flags (one or two dashes, ``--flag=value`` or ``--flag value``):
 test_fixed_size_1k|profiled_allocator|leak_check_allocator``,
 ``--print_error_code``, ``--enable_tracing``, ``--tracing_level=default|verbose|debug``,
 ``--trace=FILE.json`` (per-kernel Chrome/Perfetto trace).
+
+Calling one function with arguments (IREE's ``iree-run-module`` conventions):
+
+    bef_executor model.mlir --function=f --input=2x2xf32=1,2,3,4 --input=@x.npy
+    bef_executor model.bef --function=f --input=i32=7 --output=@y.npy
+
+prints ``EXEC @f`` and each result as ``result[0]: hal.buffer_view`` then
+``2x2xf32=[1 2][3 4]`` (a scalar as ``result[1]: i32=7``).  ``--input``
+takes ``SHAPExTYPE=VALUES`` (commas, spaces and brackets separate values; one
+value fills the shape), ``SHAPExTYPE`` (zeros), a bare value of the declared
+scalar type, ``@file.npy`` (successive uses read successive arrays) or
+``SHAPExTYPE=@raw.bin``.  Each ``--output`` handles the result at its
+position: ``-`` prints it, ``@file.npy`` writes it, ``+file.npy`` appends
+it, an empty value skips it; results past the last ``--output`` print.
+``--print_max_element_count=N`` (default 1024) elides longer tensors.
 """
 
 from __future__ import annotations
@@ -42,7 +57,10 @@ _VALUE_FLAGS = {
     "tracing_level",
     "trace",
     "shared_libs",
+    "function",
+    "print_max_element_count",
 }
+_LIST_FLAGS = {"input", "output"}
 _BOOL_FLAGS = {"print_error_code", "enable_tracing", "help"}
 
 
@@ -61,6 +79,10 @@ class Options:
     enable_tracing: bool = False
     tracing_level: str = "default"
     trace: str | None = None
+    function: str = ""
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    print_max_element_count: int = 1024
 
 
 def parse_args(argv: Sequence[str]) -> Options:
@@ -82,14 +104,21 @@ def parse_args(argv: Sequence[str]) -> Options:
                 raise UsageError("help")
             setattr(opts, name, setattr_bool)
             continue
-        if name not in _VALUE_FLAGS:
+        if name not in _VALUE_FLAGS and name not in _LIST_FLAGS:
             raise UsageError(f"unknown option '{arg}'")
         if not eq:
             if i >= len(argv):
                 raise UsageError(f"option '{name}' needs a value")
             value = argv[i]
             i += 1
-        if name == "functions":
+        if name in _LIST_FLAGS:
+            (opts.inputs if name == "input" else opts.outputs).append(value)
+        elif name == "print_max_element_count":
+            try:
+                opts.print_max_element_count = int(value)
+            except ValueError:
+                raise UsageError(f"--print_max_element_count takes an integer, not '{value}'") from None
+        elif name == "functions":
             opts.functions.extend(v for v in value.split(",") if v)
         elif name == "shared_libs":
             raise UsageError("--shared_libs is not supported (kernels load through the "
@@ -100,6 +129,10 @@ def parse_args(argv: Sequence[str]) -> Options:
         raise UsageError(f"too many input files: {' '.join(positional)}")
     if positional:
         opts.input = positional[0]
+    if (opts.inputs or opts.outputs) and not opts.function:
+        raise UsageError("--input and --output need --function=NAME")
+    if opts.function and opts.functions:
+        raise UsageError("--function and --functions cannot be used together")
     return opts
 
 
@@ -148,14 +181,24 @@ class RuntimeDiagnostics:
     in a file that cannot be read, is unexpected.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, check_annotations: bool = True) -> None:
+        self.check_annotations = check_annotations
         self.sources = dg.SourceManager()
         self._verifiers: dict[str, dg.DiagnosticVerifier | None] = {}
         self.failed = False
+        self.messages: list[str] = []
 
     def _verifier(self, filename: str) -> dg.DiagnosticVerifier | None:
         if filename in self._verifiers:
             return self._verifiers[filename]
+        if not self.check_annotations:
+            try:
+                with open(filename, encoding="utf-8", errors="replace") as f:
+                    self.sources.add(filename, f.read())
+            except OSError:
+                pass
+            self._verifiers[filename] = None
+            return None
         try:
             with open(filename, encoding="utf-8", errors="replace") as f:
                 text = f.read()
@@ -172,6 +215,7 @@ class RuntimeDiagnostics:
         from tfrt.executor import location_to_string
 
         message = f"runtime error: {diag.message}"
+        self.messages.append(diag.message)
         loc = diag.location
         flc = bp.file_line_col(loc) if loc is not None else None
         if flc is not None:
@@ -185,7 +229,8 @@ class RuntimeDiagnostics:
                     self._emit(verifier.unexpected[before:])
                 return
             self.failed = True
-            self._emit([dg.Diagnostic("error", f"unexpected error: {message}", source_loc)])
+            prefix = "unexpected error: " if self.check_annotations else ""
+            self._emit([dg.Diagnostic("error", prefix + message, source_loc)])
             return
         self.failed = True
         where = "loc(unknown)"
@@ -281,9 +326,11 @@ def _main(argv: list[str]) -> int:
     if sink is not None:
         sink.push_scope("Bef Executor")
     out = sys.stdout
+    banners = not opts.function
     try:
-        out.write(allocator.banner + "\n")
-        out.flush()
+        if banners:
+            out.write(allocator.banner + "\n")
+            out.flush()
         try:
             data = _read_input(opts.input)
         except OSError as exc:
@@ -301,10 +348,13 @@ def _main(argv: list[str]) -> int:
         except WorkQueueError as exc:
             sys.stderr.write(f"{PROG}: couldn't create work queue type {opts.work_queue_type}: {exc}\n")
             return 1
-        out.write(f"Choosing {work_queue.name} work queue.\n")
-        out.flush()
+        if banners:
+            out.write(f"Choosing {work_queue.name} work queue.\n")
+            out.flush()
 
-        diags = RuntimeDiagnostics()
+        # With --function there are no expected-error annotations to check:
+        # runtime errors are reported as they are.
+        diags = RuntimeDiagnostics(check_annotations=not opts.function)
         host = HostContext(work_queue=work_queue, allocator=allocator, diag_handler=diags.handle)
         try:
             status = _run(opts, data, host, diags, sink)
@@ -341,6 +391,17 @@ def _run(opts: Options, data: bytes, host: Any, diags: RuntimeDiagnostics, sink:
     if tracer:
         program.tracer = tracer
     set_recursion_limit()
+
+    if opts.function:
+        status = _invoke(opts, program, host, diags)
+        if chrome is not None:
+            try:
+                chrome.write(opts.trace)
+            except OSError as exc:
+                sys.stderr.write(f"{PROG}: cannot write trace file '{opts.trace}': {exc.strerror}\n")
+                return 1
+        del program
+        return diags.verify() or status
 
     if opts.functions:
         functions = []
@@ -404,6 +465,87 @@ def _run_function(fn: Any, host: Any, opts: Options, sink: Any) -> None:
     finally:
         if sink is not None:
             sink.pop_scope()
+
+
+def _invoke(opts: Options, program: Any, host: Any, diags: RuntimeDiagnostics) -> int:
+    """``--function=f``: parse the inputs, run f once, print or save its results."""
+    import numpy as np
+
+    from tfrt.async_value import CONCRETE, AsyncValue
+    from tfrt.values import NpyReader, ValueSpecError, format_result, parse_input
+
+    fn = program.function(opts.function)
+    if fn is None or not fn.name:
+        have = ", ".join(f.name for f in program.functions if f.name)
+        sys.stderr.write(f"{PROG}: error: no function named '{opts.function}' (have: {have})\n")
+        return 1
+    if len(opts.inputs) != len(fn.arg_types):
+        sig = ", ".join(fn.arg_types)
+        sys.stderr.write(
+            f"{PROG}: error: '{fn.name}' takes {len(fn.arg_types)} arguments ({sig}), "
+            f"{len(opts.inputs)} --input given\n"
+        )
+        return 1
+    if len(opts.outputs) > len(fn.result_types):
+        sys.stderr.write(
+            f"{PROG}: error: '{fn.name}' has {len(fn.result_types)} results, "
+            f"{len(opts.outputs)} --output given\n"
+        )
+        return 1
+    npy = NpyReader()
+    args = []
+    try:
+        for i, (spec, t) in enumerate(zip(opts.inputs, fn.arg_types)):
+            try:
+                args.append(parse_input(spec, t, npy))
+            except ValueSpecError as exc:
+                sys.stderr.write(f"{PROG}: error: --input #{i} ('{spec}'): {exc}\n")
+                return 1
+    finally:
+        npy.close()
+
+    out = sys.stdout
+    out.write(f"EXEC @{fn.name}\n")
+    out.flush()
+    exec_ctx = host.new_execution_context()
+    results = fn.execute(exec_ctx, [AsyncValue(CONCRETE, a) for a in args])
+    host.await_values(results)
+    host.quiesce()
+    status = 0
+
+    def reported(message: str) -> bool:
+        return any(message in m for m in diags.messages)
+
+    for i, (t, av) in enumerate(zip(fn.result_types, results)):
+        if av.error is not None:
+            # A located error was reported by the diagnostics handler.
+            if not reported(av.error.message):
+                sys.stdout.flush()
+                sys.stderr.write(f"{PROG}: error: '{fn.name}' result {i}: {av.error.message}\n")
+            status = 1
+            continue
+        spec = opts.outputs[i] if i < len(opts.outputs) else "-"
+        if spec == "":
+            continue
+        if spec == "-":
+            out.write(format_result(i, av.value, t, opts.print_max_element_count) + "\n")
+            continue
+        if spec[0] not in "@+":
+            sys.stderr.write(f"{PROG}: error: --output #{i} ('{spec}'): expected -, @file.npy or +file.npy\n")
+            status = 1
+            continue
+        value = av.value
+        if hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray):
+            value = value.get()
+        try:
+            with open(spec[1:], "wb" if spec[0] == "@" else "ab") as f:
+                np.save(f, np.asarray(value), allow_pickle=False)
+        except OSError as exc:
+            sys.stderr.write(f"{PROG}: error: cannot write '{spec[1:]}': {exc.strerror}\n")
+            status = 1
+    out.flush()
+    del results, exec_ctx
+    return status
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.builtin import BuiltinFunctions
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.dialects import arith, linalg
+from xdsl.dialects.linalg import ops as linalg_ops
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.linalg import LinalgFunctions, run_linalg_structured_op
 from xdsl.interpreters.math import MathFunctions
@@ -63,7 +64,7 @@ class _FillAsStructuredOp(InterpreterFunctions):
     """xDSL's fill wants a shaped operand and a zero destination; MLIR's fill
     takes a scalar and any destination, which its structured-op form gives."""
 
-    @impl(linalg.FillOp)
+    @impl(linalg_ops.FillOp)
     def run_fill(self, interpreter, op, args):
         return run_linalg_structured_op(interpreter, op, args)
 

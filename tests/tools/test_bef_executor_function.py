@@ -1,0 +1,95 @@
+"""bef_executor --function/--input/--output: calling one function with arguments
+the way iree-run-module does."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BIN = Path(sys.executable).parent
+
+MLP = """
+func.func @f(%x: tensor<2x3xf32>, %w: tensor<3x2xf32>, %s: f32, %n: index) -> (tensor<2x2xf32>, f32, index) {
+  %e = tensor.empty() : tensor<2x2xf32>
+  %z = arith.constant 0.0 : f32
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %r = linalg.matmul ins(%x, %w : tensor<2x3xf32>, tensor<3x2xf32>) outs(%i : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %t = arith.mulf %s, %s : f32
+  %m = arith.addi %n, %n : index
+  return %r, %t, %m : tensor<2x2xf32>, f32, index
+}
+
+func.func @get(%t: tensor<4xi32>, %i: index) -> i32 {
+  %v = tensor.extract %t[%i] : tensor<4xi32>
+  return %v : i32
+}
+"""
+
+
+@pytest.fixture
+def src(tmp_path):
+    path = tmp_path / "m.mlir"
+    path.write_text(MLP)
+    return path
+
+
+def _run(*args, cwd=None):
+    return subprocess.run([str(BIN / "bef_executor"), *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+def test_inputs_and_printed_results(src, tmp_path):
+    w = tmp_path / "w.npy"
+    np.save(w, np.arange(6, dtype=np.float32).reshape(3, 2))
+    out = _run(src, "--function=f", "--input=2x3xf32=1,0,0,0,1,1", f"--input=@{w}", "--input=f32=1.5", "--input=4")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (
+        "EXEC @f\n"
+        "result[0]: hal.buffer_view\n"
+        "2x2xf32=[0 1][6 8]\n"
+        "result[1]: f32=2.25\n"
+        "result[2]: i64=8\n"
+    )
+    assert out.stderr == ""
+
+
+def test_outputs_to_npy_and_compiled_bef(src, tmp_path):
+    bef = tmp_path / "m.bef"
+    subprocess.run([str(BIN / "tfrt_compile"), str(src), "-o", str(bef)], check=True)
+    y = tmp_path / "y.npy"
+    out = _run(bef, "--function", "f", "--input=2x3xf32=1", "--input=3x2xf32=2", "--input=0", "--input=1",
+               f"--output=@{y}", "--output=", "--output=-")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "EXEC @f\nresult[2]: i64=2\n"
+    np.testing.assert_array_equal(np.load(y), np.full((2, 2), 6, np.float32))
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--function=g"], "no function named 'g' (have: f, get)"),
+        (["--function=f", "--input=2x3xf32=1"], "'f' takes 4 arguments (tensor<2x3xf32>, tensor<3x2xf32>, f32, i64), 1 --input given"),
+        (["--function=f", "--input=2x2xf32=1", "--input=3x2xf32=1", "--input=1", "--input=1"],
+         "--input #0 ('2x2xf32=1'): the function takes tensor<2x3xf32>, got 2x2xf32"),
+        (["--function=get", "--input=4xi32=1,2,3", "--input=1"], "--input #0 ('4xi32=1,2,3'): 4xi32 needs 4 values, got 3"),
+        (["--function=get", "--input=@missing.npy", "--input=1"], "cannot open 'missing.npy'"),
+        (["--input=4xi32=1"], "--input and --output need --function=NAME"),
+        (["--function=get", "--input=4xi32=1", "--input=1", "--output=#y"], "expected -, @file.npy or +file.npy"),
+    ],
+)
+def test_bad_arguments_are_reported(src, tmp_path, args, message):
+    out = _run(src, *args, cwd=tmp_path)
+    assert out.returncode == 1
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_runtime_error_points_at_the_source_op(src):
+    out = _run(src, "--function=get", "--input=4xi32=1,2,3,4", "--input=9")
+    assert out.returncode == 1
+    assert f"{src}:13:3: error: runtime error: tfrt_array.extract: index 9 is out of bounds" in out.stderr
+    assert "tensor.extract %t[%i]" in out.stderr
+    assert "Traceback" not in out.stderr
