@@ -47,6 +47,7 @@ STANDARD_DIALECTS: dict[str, str] = {
     "linalg": "tfrt.dialects.linalg:Linalg",
     "memref": "xdsl.dialects.memref:MemRef",
     "math": "xdsl.dialects.math:Math",
+    "printf": "xdsl.dialects.printf:Printf",
 }
 
 ENTRY_POINT_GROUP = "tfrt.dialects"

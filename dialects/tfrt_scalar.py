@@ -11,8 +11,9 @@ kernels.  At run time a scalar is a numpy scalar (``numpy.int32``,
     %c = tfrt_scalar.constant.i32 1
     %n = tfrt_scalar.eval %i, %c {expr = "a0 + a1", types = "i32,i32"} : (i32, i32) -> i32
 
-``tfrt_scalar.print`` writes its operands on one line (after ``prefix``) and
-takes and returns a ``!tfrt.chain`` so that prints stay in program order
+``tfrt_scalar.print`` writes ``format`` with each ``{}`` replaced by the next
+operand (as ``printf.print_format`` does; no newline is added) and takes and
+returns a ``!tfrt.chain`` so that prints stay in program order
 (``insert-chains`` threads the chain).
 """
 
@@ -104,17 +105,26 @@ CONSTANT_OPS = {t: _constant(t) for t in ELEMENT_TYPES}
 globals().update({cls.__name__: cls for cls in CONSTANT_OPS.values()})
 
 
+def _verify_print(self) -> None:
+    holes = self.properties["format"].data.count("{}")
+    if holes != len(self.operands) - 1:
+        raise VerifyException(
+            f"format has {holes} '{{}}' placeholders for {len(self.operands) - 1} values"
+        )
+
+
 PrintOp = define_op(
     __name__,
     "PrintOp",
-    "Prints `prefix` and the operands (scalars and tensors) on one line; ordered by its chain.\n\n"
-    '    %ch1 = tfrt_scalar.print %ch0, %loss {prefix = "loss"} : (!tfrt.chain, f32) -> !tfrt.chain\n',
+    "Writes `format` with each `{}` replaced by the next operand (scalar or tensor); ordered by its chain.\n\n"
+    '    %ch1 = tfrt_scalar.print %ch0, %loss {format = "loss {}\\n"} : (!tfrt.chain, f32) -> !tfrt.chain\n',
     {
         "name": "tfrt_scalar.print",
         "chain": operand_def(ChainType),
         "inputs": var_operand_def(AnyAttr()),
-        "prefix": prop_def(StringAttr),
+        "format": prop_def(StringAttr),
         "result": result_def(ChainType),
+        "verify_": _verify_print,
         "assembly_format": "operands attr-dict `:` functional-type(operands, results)",
     },
 )

@@ -76,6 +76,10 @@ PASSES: dict[str, tuple[str, str]] = {
         "tfrt.passes.lower_scf:LowerScfPass",
         "Lower scf.if/for/while to tfrt.if/repeat.i32/while",
     ),
+    "lower-printf": (
+        "tfrt.passes.lower_printf:LowerPrintfPass",
+        "Lower printf.print_format to tfrt_scalar.print on a chain",
+    ),
     "lower-func": (
         "tfrt.passes.lower_func:LowerFuncPass",
         "Lower func.call/return to tfrt.call/return; index becomes i64",

@@ -7,7 +7,7 @@ high-level dialects, so that ``bef_executor`` and ``tfrt.api.load`` know to
 compile a ``.mlir`` input before writing BEF.
 
     >>> default_pipeline("cpu", 0)
-    'lower-linalg,lower-tensor,lower-arith,lower-math,lower-scf,lower-func,place-devices{device=cpu},insert-chains'
+    'lower-linalg,lower-tensor,lower-arith,lower-math,lower-printf,lower-scf,lower-func,place-devices{device=cpu},insert-chains'
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ if TYPE_CHECKING:
     from xdsl.ir import Operation
 
 # Ops of these dialects must be lowered before BEF can hold them.
-HIGH_LEVEL_DIALECTS = frozenset({"arith", "math", "scf", "tensor", "linalg"})
+HIGH_LEVEL_DIALECTS = frozenset({"arith", "math", "scf", "tensor", "linalg", "printf"})
 # func.func is the container kernel IR keeps; its calls and returns are lowered.
 HIGH_LEVEL_FUNC_OPS = frozenset({"func.call", "func.return"})
 
-LOWERING = ("lower-linalg", "lower-tensor", "lower-arith", "lower-math", "lower-scf", "lower-func")
+LOWERING = ("lower-linalg", "lower-tensor", "lower-arith", "lower-math", "lower-printf", "lower-scf", "lower-func")
 DEVICES = ("cpu", "gpu")
 
 

@@ -101,7 +101,7 @@ STANDARD_FORMATS: dict[str, str] = {
         "$body attr-dict"
     ),
     "scf.if": (
-        "$cond (`->` `(` type($output)^ `)`)? $true_region (`else` $false_region^)? attr-dict"
+        "$cond custom<ScfArrowTypes>(type($output)) $true_region (`else` $false_region^)? attr-dict"
     ),
     "tensor.empty": "`(` $dynamic_sizes `)` attr-dict `:` type($tensor)",
 }

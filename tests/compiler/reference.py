@@ -20,6 +20,7 @@ from xdsl.dialects.linalg import ops as linalg_ops
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.linalg import LinalgFunctions, run_linalg_structured_op
 from xdsl.interpreters.math import MathFunctions
+from xdsl.interpreters.printf import PrintfFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.interpreters.tensor import TensorFunctions
@@ -82,15 +83,17 @@ class _IntegerMinMax(InterpreterFunctions):
         return (min(args[0], args[1]),)
 
 
-def run_reference(text: str, name: str, args) -> list:
+def run_reference(text: str, name: str, args, out=None) -> list:
+    """Run ``name`` in xDSL's interpreter; ``printf.print_format`` writes to ``out``."""
     module: ModuleOp = parse_module(text, "ref.mlir")
-    interp = Interpreter(module)
+    interp = Interpreter(module, file=out)
     for functions in (
         ArithFunctions(),
         BuiltinFunctions(),
         FuncFunctions(),
         LinalgFunctions(),
         MathFunctions(),
+        PrintfFunctions(),
         ScfFunctions(),
         TensorFunctions(),
     ):

@@ -283,3 +283,44 @@ func.func @sum(%n: index) -> f32 {
     (ref,) = run_reference(text, "sum", [n])
     (got,) = _ours(text, "sum", [n])
     assert float(got) == pytest.approx(float(ref), abs=0)
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_prints_match_reference_in_order(n, capsys):
+    """printf.print_format inside loops and branches prints the same lines,
+    in the same order, as xDSL's interpreter (the chain orders them)."""
+    import io
+
+    text = """
+func.func @trace(%n: index, %x: f64) -> i32 {
+  %lb = arith.constant 0 : index
+  %st = arith.constant 1 : index
+  %two = arith.constant 2 : index
+  %k0 = arith.constant 3 : i32
+  printf.print_format "start {} {}\\n", %n : index, %x : f64
+  %r:2 = scf.for %i = %lb to %n step %st iter_args(%acc = %x, %k = %k0) -> (f64, i32) {
+    %even = arith.cmpi slt, %i, %two : index
+    %a = scf.if %even -> (f64) {
+      printf.print_format "even {} {}\\n", %i : index, %acc : f64
+      %d = arith.mulf %acc, %x : f64
+      scf.yield %d : f64
+    } else {
+      printf.print_format "odd {}\\n", %i : index
+      scf.yield %acc : f64
+    }
+    %k2 = arith.muli %k, %k0 : i32
+    printf.print_format "k {}\\n", %k2 : i32
+    scf.yield %a, %k2 : f64, i32
+  }
+  printf.print_format "end {}\\n", %r#0 : f64
+  return %r#1 : i32
+}
+"""
+    ref_out = io.StringIO()
+    (ref,) = run_reference(text, "trace", [n, 1.25], out=ref_out)
+    capsys.readouterr()
+    (got,) = _ours(text, "trace", [n, 1.25])
+    printed = capsys.readouterr().out
+    assert int(got) == int(ref)
+    assert printed == ref_out.getvalue()
+    assert printed.count("\n") == 2 + 2 * n

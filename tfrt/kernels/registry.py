@@ -171,6 +171,13 @@ def print_line(text: str) -> None:
     out.flush()
 
 
+def write_text(text: str) -> None:
+    """Write ``text`` as it is (a program's own newlines) to stdout and flush."""
+    out = sys.stdout
+    out.write(text)
+    out.flush()
+
+
 class KernelError(Exception):
     """Raised by a kernel to fail; the executor turns it into an error value.
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from tfrt.kernels.expr import DTYPES, compile_scalar
-from tfrt.kernels.registry import CHAIN, kernel, print_line
+from tfrt.kernels.registry import CHAIN, KernelError, kernel, write_text
 
 _COMPILED: dict[tuple[str, str], Any] = {}
 
@@ -44,9 +44,12 @@ for _t in DTYPES:
 
 
 def format_value(v: Any) -> str:
-    """A scalar as Python prints it (``0.25``, ``3``, ``true``); an array as numpy does."""
+    """A scalar as Python prints it (``0.25``, ``3``; an i1 as ``1``/``0``, as
+    MLIR prints it); an array as numpy does."""
     if isinstance(v, (bool, np.bool_)):
-        return "true" if v else "false"
+        return "1" if v else "0"
+    if not isinstance(v, np.ndarray) and hasattr(v, "__cuda_array_interface__"):
+        v = v.get()
     if isinstance(v, np.ndarray):
         return np.array2string(v, separator=", ", threshold=64)
     if isinstance(v, np.floating):
@@ -55,9 +58,14 @@ def format_value(v: Any) -> str:
 
 
 @kernel("tfrt_scalar.print", attrs=("str",))
-def print_(prefix, chain, *inputs):
-    """Prints ``prefix`` and the operands on one line; returns a chain."""
-    parts = [prefix] if prefix else []
-    parts += [format_value(v) for v in inputs]
-    print_line(" ".join(parts))
+def print_(fmt, chain, *inputs):
+    """Writes ``fmt`` with each ``{}`` replaced by the next operand; returns a chain."""
+    pieces = fmt.split("{}")
+    if len(pieces) != len(inputs) + 1:
+        raise KernelError(f"format has {len(pieces) - 1} '{{}}' placeholders for {len(inputs)} values")
+    out = [pieces[0]]
+    for value, piece in zip(inputs, pieces[1:]):
+        out.append(format_value(value))
+        out.append(piece)
+    write_text("".join(out))
     return CHAIN
