@@ -14,6 +14,11 @@ not stop the pass (remarks, warnings: MLIR's ``emitRemark``) go through
 ``with diagnostic_handler(fn):`` (``tfrt_opt`` installs one per input
 chunk: it prints them, or feeds ``-verify-diagnostics``); without a handler
 they are printed to stderr.
+
+For pass authors (docs/writing_passes.md): ``op_name(op)`` is an op's name as
+written, also for ops no dialect defines (which xDSL holds as
+``builtin.unregistered``), and ``op_error(op, message)`` makes the
+``file:line:col: error: '<op>' op <message>`` diagnostic to raise.
 """
 
 from __future__ import annotations
@@ -157,3 +162,23 @@ def emit_diagnostic(diag: Diagnostic) -> None:
         _handlers[-1](diag)
         return
     sys.stderr.write(diag.render())
+
+
+# ---------------------------------------------------------------------------
+# Helpers for pass authors
+
+
+def op_name(op) -> str:
+    """``op``'s name as written: an unregistered op's own name (``"mylib.gelu"``),
+    not xDSL's ``builtin.unregistered``."""
+    from tfrt.dialects.syntax.verify import op_name as name_of
+
+    return name_of(op)
+
+
+def op_error(op, message: str):
+    """A ``DiagnosticError`` at ``op``'s source location: raise it from a pass
+    to report ``file:line:col: error: '<op>' op <message>`` with the source line."""
+    from tfrt.dialects.syntax.verify import op_error as error_at
+
+    return error_at(op, message)

@@ -3,8 +3,11 @@
 A ``tfrt_array.elementwise`` (or ``tfrt_scalar.eval``) whose only use is
 another one of the same shape is substituted into it: the consumer's
 expression takes the producer's expression in place of the operand, and the
-producer's operands join the consumer's (each SSA value once).  Scalar
-constants feeding an expression become literals.  One fused kernel makes one
+producer's operands join the consumer's (each SSA value once).  A producer
+the consumer's expression reads twice is inlined only when it is cheap
+(arithmetic, comparisons, casts): an ``exp`` or ``erf`` is not computed twice.
+Scalar constants, and tensor constants that are one value splatted, feeding
+an expression become literals.  One fused kernel makes one
 pass over memory, through ``out=`` buffers, instead of one per op::
 
     %s = tfrt_array.elementwise %x, %b {expr = "(a0 + a1)", ...}
@@ -90,14 +93,21 @@ def fuse_into(consumer: Operation, k: int, producer: Operation, first: int = 0) 
 
 
 def inline_constants(op: Operation) -> Operation | None:
-    """``op`` with its scalar-constant operands written as literals (None if it has none)."""
-    from tfrt.passes.lowering import scalar_constant
+    """``op`` with its scalar-constant operands, and tensors it knows to be
+    splats of one value, written as literals (None if it has none)."""
+    from tfrt.passes.lowering import scalar_constant, splat_constant
 
     operands = list(op.operands)
-    consts = {i: literal(scalar_constant(v)) for i, v in enumerate(operands) if scalar_constant(v) is not None}
-    consts = {i: t for i, t in consts.items() if t is not None}
-    if not consts:
-        return None
+    consts = {}
+    for i, v in enumerate(operands):
+        attr = scalar_constant(v)
+        if attr is None and op.name == "tfrt_array.elementwise":
+            attr = splat_constant(v)
+        text = literal(attr) if attr is not None else None
+        if text is not None:
+            consts[i] = text
+    if not consts or len(consts) == len(operands):
+        return None  # all constant: fold-constants' business
     keep = [v for i, v in enumerate(operands) if i not in consts]
     mapping: dict[str, str] = {}
     j = 0
@@ -108,6 +118,27 @@ def inline_constants(op: Operation) -> Operation | None:
             mapping[f"a{i}"] = f"a{j}"
             j += 1
     return rebuild(op, substitute(op.properties["expr"].data, mapping), keep)
+
+
+# Functions cheap enough to compute twice rather than store once.
+_CHEAP_CALLS = frozenset({"maximum", "minimum", "abs", "neg", "sign", "fmax", "fmin", "where",
+                          "lt", "le", "gt", "ge", "eq", "ne"} | {f"cast_{t}" for t in
+                         ("i1", "i8", "i16", "i32", "i64", "f16", "f32", "f64")})  # fmt: skip
+
+
+def _cheap(expr: str) -> bool:
+    """True when ``expr`` is arithmetic and comparisons only (no exp, log, erf...)."""
+    for node in ast.walk(ast.parse(expr, mode="eval")):
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name) or node.func.id not in _CHEAP_CALLS:
+                return False
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, ast.Mod, ast.FloorDiv)):
+            return False
+    return True
+
+
+def _references(expr: str, name: str) -> int:
+    return sum(1 for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name) and n.id == name)
 
 
 def _shape(v: SSAValue):
@@ -139,6 +170,10 @@ class FuseElementwisePass(ModulePass):
                         continue
                     if _shape(v) is not None and _shape(v) != _shape(o.results[0]):
                         continue  # fusing would recompute a broadcast producer per element
+                    if _references(o.properties["expr"].data, f"a{k}") > 1 and not _cheap(
+                        producer.properties["expr"].data
+                    ):
+                        continue  # fusing would compute an expensive producer twice
                     new = fuse_into(o, k, producer)
                     replace(o, [new], new.results)
                     producer.detach()

@@ -76,3 +76,19 @@ func.func @calls(%c: i1, %x: f32) -> f32 {
   %r = func.call @branch(%c, %x) : (i1, f32) -> f32
   return %r : f32
 }
+
+// An expensive producer read twice by its consumer stays a kernel of its own;
+// a cheap one is recomputed inline; splat tensor constants become literals.
+// O2-LABEL: func.func @fusion_costs
+// O2-NEXT: %[[E:.*]] = tfrt_array.elementwise %arg0 {expr = "exp(a0)"
+// O2-NEXT: %[[R:.*]] = tfrt_array.elementwise %[[E]], %arg0 {expr = "a0 * (a0 + (a1 + a1) * cast_f32(3.0))"
+// O2-NEXT: tfrt.return %[[R]]
+func.func @fusion_costs(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %three = arith.constant dense<3.0> : tensor<4xf32>
+  %e = math.exp %x : tensor<4xf32>
+  %d = arith.addf %x, %x : tensor<4xf32>
+  %t = arith.mulf %d, %three : tensor<4xf32>
+  %s = arith.addf %e, %t : tensor<4xf32>
+  %r = arith.mulf %e, %s : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
