@@ -62,10 +62,11 @@ KERNEL_DIALECTS = frozenset({"builtin", "func", "tfrt", "tfrt_array", "tfrt_scal
                              "tfrt_dht", "tfrt_test", "corert", "ts", "btf", "coo", "tfrt_sht", "ht"})  # fmt: skip
 
 
-def run_passes(module, passes, ctx=None, after_pass=None) -> None:
-    """Apply ``passes`` to ``module`` in order, verifying after each; a pass
-    that fails with anything but a diagnostic is reported as one (no traceback).
-    ``after_pass(pass, module)`` is called after each (for IR dumps)."""
+def run_passes(module, passes, ctx=None, after_pass=None, verify_each: bool = True) -> None:
+    """Apply ``passes`` to ``module`` in order, verifying after each
+    (``verify_each``) or once at the end; a pass that fails with anything but
+    a diagnostic is reported as one (no traceback).  ``after_pass(pass,
+    module)`` is called after each (for IR dumps)."""
     from tfrt.diagnostics import Diagnostic, DiagnosticError
     from tfrt.dialects import make_context
     from tfrt.dialects.syntax import verify_module
@@ -82,7 +83,7 @@ def run_passes(module, passes, ctx=None, after_pass=None) -> None:
             raise DiagnosticError(Diagnostic("error", f"pass '{p.name}' failed: {first}")) from None
         # Between the lowering passes the IR mixes index and i64 (index
         # becomes i64 op by op); it is verified once the lowering is done.
-        if not p.name.startswith("lower-") or not is_high_level(module):
+        if verify_each and (not p.name.startswith("lower-") or not is_high_level(module)):
             verify_module(module)
         if after_pass is not None:
             after_pass(p, module)
@@ -110,9 +111,14 @@ def compile_module(
     preprocess: str | None = None,
     available=None,
     after_pass=None,
+    verify_each: bool = False,
 ):
     """Lower and optimize ``module`` in place: ``preprocess`` passes, then
-    ``pipeline`` (default: :func:`default_pipeline`); returns the module."""
+    ``pipeline`` (default: :func:`default_pipeline`); returns the module.
+
+    The result is verified once, at the end (as ``mlir-opt
+    --verify-each=false``); ``verify_each=True`` verifies after every pass,
+    to find the pass that broke the IR."""
     from tfrt.diagnostics import Diagnostic, DiagnosticError
     from tfrt.passes.pipeline import PipelineError, parse_pass_pipeline
 
@@ -123,7 +129,7 @@ def compile_module(
         )
     except (PipelineError, ValueError) as e:
         raise DiagnosticError(Diagnostic("error", f"invalid pass pipeline: {e}")) from None
-    run_passes(module, passes, after_pass=after_pass)
+    run_passes(module, passes, after_pass=after_pass, verify_each=verify_each)
     check_lowered(module)
     return module
 

@@ -5,7 +5,8 @@ another one of the same shape is substituted into it: the consumer's
 expression takes the producer's expression in place of the operand, and the
 producer's operands join the consumer's (each SSA value once).  A producer
 the consumer's expression reads twice is inlined only when it is cheap
-(arithmetic, comparisons, casts): an ``exp`` or ``erf`` is not computed twice.
+(arithmetic, comparisons, casts) and small: an ``exp`` or ``erf`` is not
+computed twice, and no fused expression grows past 256 nodes.
 Scalar constants, and tensor constants that are one value splatted, feeding
 an expression become literals.  One fused kernel makes one
 pass over memory, through ``out=`` buffers, instead of one per op::
@@ -137,6 +138,17 @@ def _cheap(expr: str) -> bool:
     return True
 
 
+#: A producer read more than once is inlined only up to this many AST nodes,
+#: and no fused expression grows past MAX_NODES (re-reads would otherwise
+#: grow a chain like t = t * t + t exponentially).
+MAX_REPEATED_NODES = 16
+MAX_NODES = 256
+
+
+def _size(expr: str) -> int:
+    return sum(1 for _ in ast.walk(ast.parse(expr, mode="eval")))
+
+
 def _references(expr: str, name: str) -> int:
     return sum(1 for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name) and n.id == name)
 
@@ -170,10 +182,12 @@ class FuseElementwisePass(ModulePass):
                         continue
                     if _shape(v) is not None and _shape(v) != _shape(o.results[0]):
                         continue  # fusing would recompute a broadcast producer per element
-                    if _references(o.properties["expr"].data, f"a{k}") > 1 and not _cheap(
-                        producer.properties["expr"].data
-                    ):
+                    reads = _references(o.properties["expr"].data, f"a{k}")
+                    produced = producer.properties["expr"].data
+                    if reads > 1 and (not _cheap(produced) or _size(produced) > MAX_REPEATED_NODES):
                         continue  # fusing would compute an expensive producer twice
+                    if _size(o.properties["expr"].data) + reads * _size(produced) > MAX_NODES:
+                        continue
                     new = fuse_into(o, k, producer)
                     replace(o, [new], new.results)
                     producer.detach()

@@ -139,8 +139,9 @@ class _Builder:
         return self.add(elementwise(expr, operands, result_type, self.at))
 
     def combine_init(self, kind: str, init: SSAValue, partial: SSAValue, result_type) -> SSAValue:
-        """``partial`` combined with the accumulator ``init`` (dropped when it is the identity)."""
-        if _is_identity(kind, splat_constant(init)):
+        """``partial`` combined with the accumulator ``init`` (dropped when it is the
+        identity, or a ``tensor.empty`` whose contents are undefined)."""
+        if _is_identity(kind, splat_constant(init)) or getattr(getattr(init, "op", None), "name", "") == "tensor.empty":
             return partial
         return self.elementwise(_COMBINE_EXPR[kind], [init, partial], result_type)
 

@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--load-pass-plugin", action="append", default=[], dest="plugins", metavar="FILE.py",
                    help="load the ModulePass classes of a Python file (repeatable)")  # fmt: skip
     p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after each pass (stderr)")
+    p.add_argument("--verify-each", action="store_true",
+                   help="verify the IR after every pass (default: once, at the end)")
     p.add_argument("--print-pipeline", action="store_true", help="print the pipeline that would run and exit")
     return p
 
@@ -102,6 +104,7 @@ def _compile(args: argparse.Namespace, sources: Any) -> int:
             preprocess=args.preprocess,
             available=available,
             after_pass=dump if args.mlir_print_ir_after_all else None,
+            verify_each=args.verify_each,
         )
     if args.emit == "mlir":
         _write(args.output or "-", print_module(module).encode())

@@ -350,7 +350,7 @@ class _Gen:
                 return f"xp.fmod({a[0]}, {a[1]}{out})"
             return self.finish(f"_irem(xp, {a[0]}, {a[1]})", target)
         if fn == "ceildiv":
-            return self.finish(f"xp.negative(xp.floor_divide(xp.negative({a[0]}), {a[1]}))", target)
+            return self.finish(f"_ceildiv(xp, {a[0]}, {a[1]})", target)
         if fn in ("udiv", "urem", "umax", "umin", "ult", "ule", "ugt", "uge", "shru"):
             u = self.const(_UNSIGNED[dt].type)
             ufn = {"udiv": "floor_divide", "urem": "remainder", "umax": "maximum", "umin": "minimum",
@@ -415,6 +415,13 @@ def _idiv(xp, a, b):
     return q + fix.astype(q.dtype) if hasattr(q, "dtype") and getattr(q, "ndim", 0) else type(q)(q + bool(fix))
 
 
+def _ceildiv(xp, a, b):
+    """arith.ceildivsi: the floor quotient, plus one when inexact (no negation
+    that could overflow at the type's minimum); 0 for a zero divisor."""
+    q = xp.floor_divide(a, b)
+    return xp.add(q, xp.not_equal(xp.remainder(a, b), 0), dtype=q.dtype, casting="unsafe")
+
+
 def _irem(xp, a, b):
     # Remainder with the dividend's sign (arith.remsi).
     return xp.fmod(a, b)
@@ -457,7 +464,7 @@ def _erf(xp, x, scalar_type):
     return _cast(xp.copysign(y, x.astype(np.float64) if hasattr(x, "astype") else float(x)), scalar_type)
 
 
-_HELPERS = {"_cast": _cast, "_u": _u, "_idiv": _idiv, "_irem": _irem, "_bitcast": _bitcast,
+_HELPERS = {"_cast": _cast, "_u": _u, "_idiv": _idiv, "_irem": _irem, "_ceildiv": _ceildiv, "_bitcast": _bitcast,
             "_ctpop": _ctpop, "_erf": _erf}
 
 

@@ -46,7 +46,13 @@ def _compiled(expr: str, types: str, xp: Any, inplace: int) -> Any:
         from tfrt.kernels.expr import _typed_tree
 
         operand_types = tuple(t for t in types.split(",") if t)
-        fn = compile_array(expr, operand_types, xp, inplace)
+        if xp is np:
+            fn = compile_array(expr, operand_types, xp, inplace)
+        else:  # pragma: no cover - needs a GPU
+            # One generated cupy.ElementwiseKernel for the whole expression.
+            from tfrt.kernels.expr_cuda import compile_cupy
+
+            fn = compile_cupy(expr, operand_types, xp)
         fn.out_dtype = _typed_tree(expr, operand_types).dtype
         _COMPILED[key] = fn
     return fn
