@@ -129,6 +129,21 @@ func.func @f(%x: tensor<1x4x4x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x3x3x2xf3
     np.testing.assert_allclose(r, x.sum(axis=(1, 2)), rtol=1e-5, atol=1e-6)
 
 
+def test_min_pooling():
+    text = """
+func.func @f(%x: tensor<1x4x4x3xi32>) -> tensor<1x2x2x3xi32> {
+  %big = arith.constant 2147483647 : i32
+  %win = tensor.empty() : tensor<2x2xi32>
+  %e = tensor.empty() : tensor<1x2x2x3xi32>
+  %f = linalg.fill ins(%big : i32) outs(%e : tensor<1x2x2x3xi32>) -> tensor<1x2x2x3xi32>
+  %p = linalg.pooling_nhwc_min {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+       ins(%x, %win : tensor<1x4x4x3xi32>, tensor<2x2xi32>) outs(%f : tensor<1x2x2x3xi32>) -> tensor<1x2x2x3xi32>
+  return %p : tensor<1x2x2x3xi32>
+}"""
+    x = RNG.integers(-100, 100, (1, 4, 4, 3)).astype(np.int32)
+    np.testing.assert_array_equal(_run(text, "f", x), x.reshape(1, 2, 2, 2, 2, 3).min(axis=(2, 4)))
+
+
 def test_generic_reduction_with_transposed_maps_and_index():
     # out[j] = sum_i x[i, j] * i  (a reduction over d0 of a body that uses linalg.index)
     text = """

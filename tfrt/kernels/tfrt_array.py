@@ -154,23 +154,28 @@ def conv2d(dilations, epilogue, groups, padding, shape, strides, types, x, w, *e
 
 @kernel("tfrt_array.pool2d", attrs=(_I64S, "str", _I64S, _I64S, _I64S, _I64S))
 def pool2d(dilations, kind, padding, shape, strides, window, x):
-    """Max, sum or average pooling of NHWC ``x``."""
+    """Max, min, sum or average pooling of NHWC ``x``."""
     xp = _xp(x)
     if kind == "max":
         low = -np.inf if x.dtype.kind == "f" else (False if x.dtype == np.bool_ else np.iinfo(x.dtype).min)
         x = _pad_nhwc(x, padding, xp, low)
+    elif kind == "min":
+        high = np.inf if x.dtype.kind == "f" else (True if x.dtype == np.bool_ else np.iinfo(x.dtype).max)
+        x = _pad_nhwc(x, padding, xp, high)
     else:
         x = _pad_nhwc(x, padding, xp, 0)
     _, oh, ow, _ = (int(d) for d in shape)
     cols = _windows(x, xp, int(window[0]), int(window[1]), strides, dilations, oh, ow)
     if kind == "max":
         return xp.max(cols, axis=(3, 4))
+    if kind == "min":
+        return xp.min(cols, axis=(3, 4))
     total = xp.sum(cols, axis=(3, 4), dtype=x.dtype)
     if kind == "sum":
         return total
     if kind == "avg":
         return (total / (int(window[0]) * int(window[1]))).astype(x.dtype)
-    raise KernelError(f"tfrt_array.pool2d: unknown kind '{kind}' (max, sum, avg)")
+    raise KernelError(f"tfrt_array.pool2d: unknown kind '{kind}' (max, min, sum, avg)")
 
 
 _REDUCERS = {
