@@ -306,6 +306,9 @@ class _Gen:
             return f"a{node.index}"
         if node.fn == "lit":
             return self.const(node.value)
+        if node.fn.startswith("cast_") and node.args[0].fn == "lit":
+            # A cast literal (cast_f32(0.0)) is a constant of the target type.
+            return self.const(np.asarray(node.args[0].value).astype(node.dtype)[()])
         args = node.args
         # Operands other than the spine are computed first, into temporaries.
         spine = -1
