@@ -156,17 +156,15 @@ for _name, (_ins, _out, _dims, _its) in _MATMULS.items():
     )
 
 
-def _window_maps(filter_map: Sequence[int] | None, depthwise: bool) -> Callable:
+def _window_maps(depthwise: bool) -> Callable:
     # Dims: n, oh, ow, c|f, kh, kw (depthwise: n, oh, ow, c, kh, kw).
     def get_default_indexing_maps(self) -> Sequence[AffineMap]:
         sh, sw = self.strides.get_values()
         dh, dw = self.dilations.get_values()
-        if depthwise or filter_map is None:
-            n, oh, ow, c, kh, kw = (AffineDimExpr(i) for i in range(6))
-            inp = AffineMap(6, 0, (n, oh * sh + kh * dh, ow * sw + kw * dw, c))
-            win = AffineMap(6, 0, (kh, kw, c) if depthwise else (kh, kw))
-            return (inp, win, AffineMap(6, 0, (n, oh, ow, c)))
-        raise NotImplementedError  # pragma: no cover
+        n, oh, ow, c, kh, kw = (AffineDimExpr(i) for i in range(6))
+        inp = AffineMap(6, 0, (n, oh * sh + kh * dh, ow * sw + kw * dw, c))
+        win = AffineMap(6, 0, (kh, kw, c) if depthwise else (kh, kw))
+        return (inp, win, AffineMap(6, 0, (n, oh, ow, c)))
 
     return get_default_indexing_maps
 
@@ -191,7 +189,7 @@ for _name, _body in (("pooling_nhwc_max", _max_body), ("pooling_nhwc_sum", _sum_
             _name,
             lambda a, f, b=_body: b(a, f),
             f"linalg.{_name}: pooling of an NHWC input over the window tensor's shape.",
-            {"get_default_indexing_maps": _window_maps(None, False), "get_iterator_types": _iterators("ppppr" + "r")},
+            {"get_default_indexing_maps": _window_maps(False), "get_iterator_types": _iterators("ppppr" + "r")},
         )
     )
 
@@ -201,7 +199,7 @@ EXTRA_OPS.append(
         "depthwise_conv_2d_nhwc_hwc",
         _mac,
         "linalg.depthwise_conv_2d_nhwc_hwc: depthwise convolution, NHWC input, HWC filter.",
-        {"get_default_indexing_maps": _window_maps(None, True), "get_iterator_types": _iterators("pppprr")},
+        {"get_default_indexing_maps": _window_maps(True), "get_iterator_types": _iterators("pppprr")},
     )
 )
 

@@ -27,6 +27,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from tfrt.kernels.expr import DTYPES as KERNEL_DTYPES
+
 __all__ = [
     "DTYPES",
     "ValueSpecError",
@@ -40,20 +42,10 @@ __all__ = [
     "NpyReader",
 ]
 
-# MLIR element type -> numpy dtype.
+# MLIR element type -> numpy dtype: the kernels' types, plus unsigned and index.
 DTYPES: dict[str, np.dtype] = {
-    "i1": np.dtype(np.bool_),
-    "i8": np.dtype(np.int8),
-    "i16": np.dtype(np.int16),
-    "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64),
-    "ui8": np.dtype(np.uint8),
-    "ui16": np.dtype(np.uint16),
-    "ui32": np.dtype(np.uint32),
-    "ui64": np.dtype(np.uint64),
-    "f16": np.dtype(np.float16),
-    "f32": np.dtype(np.float32),
-    "f64": np.dtype(np.float64),
+    **KERNEL_DTYPES,
+    **{f"ui{w}": np.dtype(f"uint{w}") for w in (8, 16, 32, 64)},
     "index": np.dtype(np.int64),
 }
 _NAMES = {dt: name for name, dt in DTYPES.items() if name != "index"}

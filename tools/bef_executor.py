@@ -392,17 +392,19 @@ def _run(opts: Options, data: bytes, host: Any, diags: RuntimeDiagnostics, sink:
         program.tracer = tracer
     set_recursion_limit()
 
-    if opts.function:
-        status = _invoke(opts, program, host, diags)
-        if chrome is not None:
-            try:
-                chrome.write(opts.trace)
-            except OSError as exc:
-                sys.stderr.write(f"{PROG}: cannot write trace file '{opts.trace}': {exc.strerror}\n")
-                return 1
-        del program
-        return diags.verify() or status
+    status = _invoke(opts, program, host, diags) if opts.function else _run_all(opts, program, host, sink)
+    if chrome is not None:
+        try:
+            chrome.write(opts.trace)
+        except OSError as exc:
+            sys.stderr.write(f"{PROG}: cannot write trace file '{opts.trace}': {exc.strerror}\n")
+            return 1
+    del program
+    return diags.verify() or status
 
+
+def _run_all(opts: Options, program: Any, host: Any, sink: Any) -> int:
+    """TFRT's test driver: run the selected (or every) function without arguments."""
     if opts.functions:
         functions = []
         for name in opts.functions:
@@ -420,15 +422,7 @@ def _run(opts: Options, data: bytes, host: Any, diags: RuntimeDiagnostics, sink:
     for fn in functions:
         if fn is not init:
             _run_function(fn, host, opts, sink)
-
-    if chrome is not None:
-        try:
-            chrome.write(opts.trace)
-        except OSError as exc:
-            sys.stderr.write(f"{PROG}: cannot write trace file '{opts.trace}': {exc.strerror}\n")
-            return 1
-    del program
-    return diags.verify()
+    return 0
 
 
 def _run_function(fn: Any, host: Any, opts: Options, sink: Any) -> None:
