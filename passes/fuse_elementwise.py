@@ -20,6 +20,7 @@ pass over memory, through ``out=`` buffers, instead of one per op::
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -48,7 +49,11 @@ class _Rename(ast.NodeTransformer):
 def substitute(expr: str, mapping: dict[str, str]) -> str:
     """``expr`` with each operand name replaced by an expression."""
     tree = ast.parse(expr, mode="eval")
-    nodes = {k: ast.parse(v, mode="eval").body for k, v in mapping.items()}
+    nodes = {
+        k: ast.Name(id=v, ctx=ast.Load()) if v.isidentifier() else ast.parse(v, mode="eval").body
+        for k, v in mapping.items()
+        if k != v
+    }
     return ast.unparse(_Rename(nodes).visit(tree))
 
 
@@ -127,15 +132,28 @@ _CHEAP_CALLS = frozenset({"maximum", "minimum", "abs", "neg", "sign", "fmax", "f
                          ("i1", "i8", "i16", "i32", "i64", "f16", "f32", "f64")})  # fmt: skip
 
 
-def _cheap(expr: str) -> bool:
-    """True when ``expr`` is arithmetic and comparisons only (no exp, log, erf...)."""
+@functools.lru_cache(maxsize=8192)
+def _facts(expr: str) -> tuple[int, bool, dict[str, int]]:
+    """``expr``'s size in AST nodes, whether it is cheap (arithmetic and
+    comparisons only: no exp, log, erf...), and how often it reads each name."""
+    size = 0
+    cheap = True
+    reads: dict[str, int] = {}
     for node in ast.walk(ast.parse(expr, mode="eval")):
+        size += 1
         if isinstance(node, ast.Call):
             if not isinstance(node.func, ast.Name) or node.func.id not in _CHEAP_CALLS:
-                return False
+                cheap = False
         elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, ast.Mod, ast.FloorDiv)):
-            return False
-    return True
+            cheap = False
+        elif isinstance(node, ast.Name):
+            reads[node.id] = reads.get(node.id, 0) + 1
+    return size, cheap, reads
+
+
+def _cheap(expr: str) -> bool:
+    """True when ``expr`` is arithmetic and comparisons only (no exp, log, erf...)."""
+    return _facts(expr)[1]
 
 
 #: A producer read more than once is inlined only up to this many AST nodes,
@@ -146,11 +164,11 @@ MAX_NODES = 256
 
 
 def _size(expr: str) -> int:
-    return sum(1 for _ in ast.walk(ast.parse(expr, mode="eval")))
+    return _facts(expr)[0]
 
 
 def _references(expr: str, name: str) -> int:
-    return sum(1 for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name) and n.id == name)
+    return _facts(expr)[2].get(name, 0)
 
 
 def _shape(v: SSAValue):

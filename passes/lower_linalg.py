@@ -30,6 +30,8 @@ Example::
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -374,16 +376,21 @@ def _uses(v: SSAValue, target: SSAValue, depth: int = 0) -> bool:
 # Named ops with kernels of their own
 
 
+@functools.cache
+def _matmul_maps() -> list[AffineMap]:
+    """linalg.matmul's default indexing maps."""
+    return [
+        AffineMap.from_callable(lambda i, _, k: (i, k)),
+        AffineMap.from_callable(lambda _, j, k: (k, j)),
+        AffineMap.from_callable(lambda i, j, _: (i, j)),
+    ]
+
+
 def _matmul(op: Operation, b: _Builder) -> SSAValue:
     lhs, rhs = op.inputs  # type: ignore[attr-defined]
     (init,) = op.outputs  # type: ignore[attr-defined]
     if op.name == "linalg.matmul":
-        default = [m.data for m in op.indexing_maps.data] == [  # type: ignore[attr-defined]
-            AffineMap.from_callable(lambda i, _, k: (i, k)),
-            AffineMap.from_callable(lambda _, j, k: (k, j)),
-            AffineMap.from_callable(lambda i, j, _: (i, j)),
-        ]
-        if not default:
+        if [m.data for m in op.indexing_maps.data] != _matmul_maps():  # type: ignore[attr-defined]
             return None  # type: ignore[return-value]  # the generic path handles it
     rtype = op.results[0].type
     for v in (lhs, rhs, init):

@@ -47,12 +47,19 @@ def _context():
     return make_context()
 
 
+@functools.cache
 def op_class(name: str) -> type[Operation]:
     """The registered op class for kernel op ``name``."""
     cls = _context().get_optional_op(name)
     if cls is None:
         raise KeyError(f"no op named '{name}' is registered")
     return cls
+
+
+@functools.cache
+def _property_names(cls) -> frozenset[str]:
+    defined = getattr(cls, "get_irdl_definition", None)
+    return frozenset(defined().properties) if defined is not None else frozenset()
 
 
 def make_op(
@@ -69,8 +76,7 @@ def make_op(
     cls = op_class(name)
     properties: dict[str, Attribute] = {}
     attributes: dict[str, Attribute] = {}
-    defined = getattr(cls, "get_irdl_definition", None)
-    prop_names = set(defined().properties) if defined is not None else set()
+    prop_names = _property_names(cls)
     for key, value in (attrs or {}).items():
         (properties if key in prop_names else attributes)[key] = value
     new = cls.create(
@@ -262,24 +268,35 @@ def is_zero(attr) -> bool:
     return attr is not None and float(attr.value.data) == 0.0 and not str(attr.value.data).startswith("-")
 
 
+# Attributes are immutable values: the helpers below hand out shared ones.
+
+
 def i64_array(values: Sequence[int]):
-    from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
-
-    return ArrayAttr([IntegerAttr(int(v), i64) for v in values])
+    return _i64_array(tuple(int(v) for v in values))
 
 
+@functools.lru_cache(maxsize=4096)
+def _i64_array(values: tuple[int, ...]):
+    from xdsl.dialects.builtin import ArrayAttr
+
+    return ArrayAttr([i64_attr(v) for v in values])
+
+
+@functools.lru_cache(maxsize=4096)
 def i64_attr(v: int):
     from xdsl.dialects.builtin import IntegerAttr
 
     return IntegerAttr(int(v), i64)
 
 
+@functools.lru_cache(maxsize=2)
 def i1_attr(v: bool):
     from xdsl.dialects.builtin import IntegerAttr, i1
 
     return IntegerAttr(int(bool(v)), i1)
 
 
+@functools.lru_cache(maxsize=4096)
 def str_attr(s: str):
     from xdsl.dialects.builtin import StringAttr
 
@@ -299,6 +316,11 @@ def replace(op: Operation, new_ops: Sequence[Operation], results: Sequence[SSAVa
 
 
 def tensor_type(shape: Sequence[int], element: Attribute) -> TensorType:
+    return _tensor_type(tuple(shape), element)
+
+
+@functools.lru_cache(maxsize=4096)
+def _tensor_type(shape: tuple[int, ...], element: Attribute) -> TensorType:
     return TensorType(kernel_type(element), list(shape))
 
 

@@ -77,13 +77,17 @@ def verify_module(module: Operation) -> None:
     """Verify ``module`` op by op; raise DiagnosticError at the first failure."""
     positions: dict[Block, dict[Operation, int]] = {}
     dominators: dict[Region, dict[Block, set[Block]]] = {}
+    verified = _VERIFIED
     for op in _walk(module):
-        try:
-            op.verify(verify_nested_ops=False)
-        except DiagnosticError:
-            raise
-        except Exception as e:  # noqa: BLE001 - any verifier failure becomes a diagnostic
-            raise op_error(op, _message(e), plain=_is_plain(e)) from None
+        key = _signature(op)
+        if key is not None and key in verified:
+            pass  # an op equal in all that its verifier reads has passed
+        else:
+            _verify_op(op)
+            if key is not None:
+                if len(verified) >= _MAX_VERIFIED:
+                    verified.clear()
+                verified[key] = True
         for i, operand in enumerate(op.operands):
             owner = operand.owner
             if isinstance(owner, Operation) and not _dominates(owner, op, positions, dominators):
@@ -92,6 +96,48 @@ def verify_module(module: Operation) -> None:
                     f"operand #{i} does not dominate this use",
                     [("operand defined here", source_loc(owner.location))],
                 )
+
+
+# Ops of these dialects verify from their own operand and result types,
+# properties and attributes alone (no parent, no uses, no regions): one that
+# equals an op that verified needs no second look.  Constants are left out
+# (their values can be large, and are seldom equal).
+_SELF_CONTAINED = frozenset({"arith", "math", "tfrt_array", "tfrt_scalar"})
+_VERIFIED: dict[tuple, bool] = {}
+_MAX_VERIFIED = 4096
+
+
+def _signature(op: Operation) -> tuple | None:
+    """What ``op``'s verifier reads, when that is all it reads; else None."""
+    name = op.name
+    if name.split(".", 1)[0] not in _SELF_CONTAINED or "constant" in name:
+        return None
+    if op.regions or op.successors:
+        return None
+    block = op.parent
+    if block is not None and block.last_op is op:
+        return None  # terminator checks look at the block
+    try:
+        key = (
+            type(op),
+            tuple(v.type for v in op.operands),
+            tuple(r.type for r in op.results),
+            tuple(op.properties.items()),
+            tuple(op.attributes.items()),
+        )
+        hash(key)
+    except TypeError:  # an unhashable attribute: verify each time
+        return None
+    return key
+
+
+def _verify_op(op: Operation) -> None:
+    try:
+        op.verify(verify_nested_ops=False)
+    except DiagnosticError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any verifier failure becomes a diagnostic
+        raise op_error(op, _message(e), plain=_is_plain(e)) from None
 
 
 def _walk(root: Operation):

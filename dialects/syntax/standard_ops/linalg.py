@@ -239,6 +239,60 @@ class LinalgNamedOperandsRule(DirectiveRule):
                 st.props.setdefault(name, _WINDOW_DEFAULT)
 
 
+# (op class, operand types) -> how to rebuild the class's hidden body.
+_BODY_RECIPES: dict = {}
+_BODY_LOCK = threading.Lock()
+
+
+def _hidden_region(cls, ins, outs) -> Region:
+    """The hidden body ``cls.get_hidden_region(ins, outs)`` builds, rebuilt
+    from a recipe recorded the first time: xDSL's builder re-runs its Python
+    body and verifies each op, several times the cost of creating them."""
+    key = (cls, *(v.type for v in ins), *(v.type for v in outs))
+    recipe = _BODY_RECIPES.get(key)
+    if recipe is None:
+        recipe = _record_body(cls.get_hidden_region(ins, outs))
+        if recipe is None:  # not a plain single-block body: build it each time
+            return cls.get_hidden_region(ins, outs)
+        with _BODY_LOCK:
+            _BODY_RECIPES[key] = recipe
+    arg_types, steps = recipe
+    block = Block(arg_types=arg_types)
+    made = []
+    for op_cls, sources, result_types, props, attrs in steps:
+        values = [block.args[i] if j < 0 else made[j].results[i] for j, i in sources]
+        op = op_cls.create(
+            operands=values,
+            result_types=result_types,
+            properties=dict(props),
+            attributes=dict(attrs),
+        )
+        block.add_op(op)
+        made.append(op)
+    return Region(block)
+
+
+def _record_body(region: Region):
+    """``(arg types, steps)`` replaying ``region``'s one block, or None."""
+    if len(region.blocks) != 1:
+        return None
+    block = region.blocks[0]
+    where = {arg: (-1, i) for i, arg in enumerate(block.args)}
+    steps = []
+    for j, op in enumerate(block.ops):
+        if op.regions or op.successors:
+            return None
+        try:
+            sources = tuple(where[v] for v in op.operands)
+        except KeyError:  # a value from outside the body
+            return None
+        steps.append((type(op), sources, tuple(r.type for r in op.results),
+                      dict(op.properties), dict(op.attributes)))  # fmt: skip
+        for i, res in enumerate(op.results):
+            where[res] = (j, i)
+    return tuple(a.type for a in block.args), tuple(steps)
+
+
 @irdl_custom_directive
 class LinalgNamedBody(_Directive):
     """No text: the body of a named op, built by its class from the operand types."""
@@ -256,7 +310,7 @@ class LinalgNamedBodyRule(DirectiveRule):
     def before_create(self, b, st, d, plan, operands) -> None:
         ins, outs = operands[0], operands[1]
         try:
-            region = plan.cls.get_hidden_region(ins, outs)
+            region = _hidden_region(plan.cls, ins, outs)
         except Exception as e:  # noqa: BLE001 - the class's builder; report, don't crash
             detail = f": {e}" if str(e) else ""
             raise b.error(

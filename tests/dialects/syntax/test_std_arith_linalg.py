@@ -636,3 +636,28 @@ ERRORS = {
 def test_malformed_input_is_a_clean_diagnostic(line, expected):
     out = error_of(wrap(line), verify=False)
     assert expected in out, out
+
+
+def test_named_op_bodies_are_rebuilt_per_op():
+    """Named ops of equal operand types get equal bodies, each its own."""
+    line = f"linalg.matmul ins(%t, %r : {E}, tensor<8x4xf32>) outs(%acc4 : tensor<4x4xf32>) -> tensor<4x4xf32>"
+    src = wrap("%acc4 = tensor.empty() : tensor<4x4xf32>", f"%0 = {line}", f"%1 = {line}")
+    same_as_xdsl(src)
+    a, b = [op for op in ours(src).walk() if op.name == "linalg.matmul"]
+    assert a.body.block is not b.body.block
+    assert [o.name for o in a.body.block.ops] == ["arith.mulf", "arith.addf", "linalg.yield"]
+    assert all(x is not y for x, y in zip(a.body.block.ops, b.body.block.ops))
+    assert a.body.block.last_op.operands[0].owner is list(a.body.block.ops)[1]
+
+
+def test_an_op_equal_to_a_verified_one_is_still_checked_for_its_own_errors():
+    """Verification results are shared only between ops equal in all their
+    verifier reads: a later op that differs still gets its error, at its line."""
+    good = wrap("%0 = arith.addf %x, %y : f32", "%1 = arith.addf %x, %y : f32")
+    ours(good)
+    bad = wrap(
+        "%0 = arith.addf %x, %y : f32",
+        '%1 = "arith.addf"(%x, %y) : (f32, f32) -> i32',
+    )
+    out = error_of(bad)
+    assert out.startswith("t.mlir:3:3: error: 'arith.addf' op result"), out
