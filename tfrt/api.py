@@ -24,6 +24,8 @@ from __future__ import annotations
 import os
 from typing import Any, Sequence
 
+from numpy import ndarray
+
 from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorInfo
 from tfrt.bef import program as bp
 from tfrt.executor import BEFFunction, BEFProgram, NativeFunction, set_recursion_limit
@@ -78,10 +80,14 @@ class Program:
         self.host = host
         self.diagnostics = diagnostics
         self._fns: dict[str, tuple[BEFFunction | NativeFunction, tuple]] = {}
+        self._specs: dict[str, tuple | None] = {}
         for fn in program.functions:
             if fn.name:
                 convs = tuple(converter(t) for t in fn.arg_types)
                 self._fns[fn.name] = (fn, convs)
+                specs = tuple(getattr(c, "spec", None) for c in convs)
+                # All tensors: arrays of the declared dtype and shape pass unconverted.
+                self._specs[fn.name] = specs if None not in specs else None
 
     @property
     def functions(self) -> list[str]:
@@ -114,8 +120,17 @@ class Program:
         """Run ``name`` to completion; returns None, a value, or a tuple of values."""
         fn, convs = self._lookup(name)
         host = self.host
-        exec_ctx = ExecutionContext(host, RequestContext(host))
-        out = fn.call_values(exec_ctx, self._convert(fn, convs, args))
+        specs = self._specs.get(name)
+        values: Any = None
+        if specs is not None and len(args) == len(specs):
+            for a, (dt, shape) in zip(args, specs):
+                if type(a) is not ndarray or a.dtype is not dt or a.shape != shape:
+                    break
+            else:
+                values = list(args)
+        if values is None:
+            values = self._convert(fn, convs, args)
+        out = fn.call_values(ExecutionContext(host, RequestContext(host)), values)
         if type(out) is tuple:
             return _unwrap(out)
         host.await_values(out)

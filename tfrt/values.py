@@ -150,6 +150,8 @@ def _tensor_converter(tt: TensorType) -> Callable[[Any], Any]:
             got = "x".join(map(str, a.shape)) or "scalar"
             raise ValueSpecError(f"expected {tt}, got shape {got}")
         return a
+
+    to_tensor.spec = (dt, shape)  # type: ignore[attr-defined]  # for callers' fast checks
     return to_tensor
 
 

@@ -138,3 +138,51 @@ def test_format_like_iree_run_module():
     assert format_result(1, 7, "i32") == "result[1]: i32=7"
     assert format_result(2, np.float32(2.5), "f32") == "result[2]: f32=2.5"
     assert format_result(3, np.array(4.0, np.float32), "tensor<f32>") == "result[3]: hal.buffer_view\nf32=4"
+
+
+_ADD = """
+func.func @add(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %e = tensor.empty() : tensor<2x2xf32>
+  %r = linalg.add ins(%a, %b : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def add_program():
+    import tfrt.api
+
+    return tfrt.api.load(_ADD)
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        np.ones((2, 2), np.float32),  # as declared: passed as is
+        np.ones((2, 2), np.float64),  # converted
+        np.ones((2, 2), np.dtype(">f4")),  # equal values, other byte order: converted
+        np.ones((2, 4), np.float32)[:, ::2],  # a strided view
+        [[1, 1], [1, 1]],  # a nested list
+    ],
+)
+def test_call_accepts_what_converts_to_the_declared_type(add_program, a):
+    b = np.arange(4, dtype=np.float32).reshape(2, 2)
+    got = add_program.call("add", a, b)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, b + 1)
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (np.ones((2, 3), np.float32), "'add' argument 1: expected tensor<2x2xf32>, got shape 2x3"),
+        (np.ones((2, 2), np.complex64), "'add' argument 1: expected tensor<2x2xf32>, got an array of complex64"),
+        ("x", "'add' argument 1: expected tensor<2x2xf32>"),
+    ],
+)
+def test_call_names_the_argument_that_does_not_convert(add_program, bad, message):
+    a = np.ones((2, 2), np.float32)
+    with pytest.raises(ValueSpecError) as info:
+        add_program.call("add", a, bad)
+    assert str(info.value).startswith(message), str(info.value)

@@ -96,12 +96,15 @@ def _epilogue(product, epilogue, types, extras, xp):
 @kernel("tfrt_array.matmul", attrs=("str", _I64S, "i1", "i1", "str"))
 def matmul(epilogue, shape, transpose_a, transpose_b, types, a, b, *extras):
     """``a @ b`` (batched; ``b`` may be a vector), then the epilogue."""
-    xp = _xp(a)
+    xp = np if type(a) is np.ndarray else _xp(a)
     if transpose_a:
         a = xp.swapaxes(a, -1, -2)
     if transpose_b:
         b = xp.swapaxes(b, -1, -2)
-    return _epilogue(_tensor(xp.matmul(a, b), xp), epilogue, types, extras, xp)
+    product = xp.matmul(a, b)
+    if type(product) is not np.ndarray:
+        product = _tensor(product, xp)
+    return _epilogue(product, epilogue, types, extras, xp)
 
 
 def _windows(x, xp, kh, kw, strides, dilations, oh, ow):
