@@ -191,6 +191,8 @@ class Generated:
         self.texts: dict[int, str] = {}
         self.plans: dict[int, formats.OpPlan] = {}
         self.shared: dict[str, tuple[str, Callable]] = {}
+        # shared rule name -> the op whose generation defined it first
+        self.shared_owner: dict[str, int] = {}
         self.skipped: dict[str, str] = {}
 
 
@@ -214,6 +216,8 @@ def generate_rules(entries: list[OpEntry], directive_classes: dict[str, type]) -
             continue
         out.texts[i] = text
         out.plans[i] = plan
+        for name in out.shared:
+            out.shared_owner.setdefault(name, i)
     return out
 
 
@@ -397,6 +401,7 @@ class Frontend:
         }
         self.plans: dict[int, formats.OpPlan] = {}
         self._shared: dict[str, tuple[str, Callable]] | None = None
+        self._shared_owner: dict[str, int] = {}
         self.builder = IRBuilder(ctx)
         self.busy = False
         cdir = cache_dir()
@@ -409,7 +414,8 @@ class Frontend:
                 self.skipped = meta["skipped"]
                 self.conflicts = meta["conflicts"]
                 self.rule_ops = {int(k): v for k, v in meta["rule_ops"].items()}
-            except (OSError, ValueError, KeyError):
+                self._shared_owner = {k: int(v) for k, v in meta["shared_owner"].items()}
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 meta = None
         if meta is not None:
             self.grammar = grammar
@@ -429,6 +435,7 @@ class Frontend:
                     "skipped": self.skipped,
                     "conflicts": self.conflicts,
                     "rule_ops": {str(k): v for k, v in self.rule_ops.items()},
+                    "shared_owner": self._shared_owner,
                 }
             ),
         )
@@ -444,6 +451,7 @@ class Frontend:
         self.skipped = dict(gen.skipped)
         self.plans = gen.plans
         self._shared = gen.shared
+        self._shared_owner = gen.shared_owner
         while True:
             self.grammar = assemble(gen)
             self.rule_ops = {i: self.entries[i].name for i in gen.texts}
@@ -575,22 +583,28 @@ class Frontend:
     def _make_shared_cb(self, name: str):
         def cb(children):
             if self._shared is None:
-                # Warm start: the helper rules' callbacks come from the directive rules.
-                shared: dict = {}
-                for i in self.rule_ops:
-                    entry = self.entries[i]
-                    formats.generate(
-                        entry.cls,
-                        entry.fmt,
-                        i,
-                        directive_rules.RULES,
-                        self.directive_classes,
-                        shared,
-                    )
-                self._shared = shared
-            return self._shared[name][1](children)
+                self._shared = {}
+            found = self._shared.get(name)
+            if found is None:
+                found = self._shared_rule(name)
+            return found[1](children)
 
         return cb
+
+    def _shared_rule(self, name: str) -> tuple[str, Callable]:
+        """Warm start: a helper rule's callback comes from the directive rule
+        of the op that defined it (generated now), else of every op."""
+        owner = self._shared_owner.get(name)
+        candidates = [owner] if owner in self.rule_ops else []
+        candidates += [i for i in self.rule_ops if i != owner]
+        for i in candidates:
+            entry = self.entries[i]
+            formats.generate(
+                entry.cls, entry.fmt, i, directive_rules.RULES, self.directive_classes, self._shared
+            )
+            if name in self._shared:
+                return self._shared[name]
+        raise KeyError(name)
 
 
 CACHE_KEEP = 100

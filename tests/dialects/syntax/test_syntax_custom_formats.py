@@ -229,3 +229,28 @@ def test_every_standard_op_has_a_custom_form():
         if op.name not in have and op.name != "func.func"
     ]
     assert not missing
+
+
+def test_warm_load_generates_only_the_formats_the_input_uses(tmp_path, monkeypatch):
+    """After a warm start, a shared helper rule (here linalg's operand lists)
+    is built from the op that defined it, not by regenerating every op."""
+    from tfrt.dialects.syntax import formats, grammar
+
+    monkeypatch.setenv("TFRT_PY_CACHE_DIR", str(tmp_path))
+    src = (
+        "func.func @f(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
+        "  %r = linalg.sub ins(%a, %b : tensor<2x2xf32>, tensor<2x2xf32>) "
+        "outs(%a : tensor<2x2xf32>) -> tensor<2x2xf32>\n"
+        "  %m = linalg.mul ins(%r, %b : tensor<2x2xf32>, tensor<2x2xf32>) "
+        "outs(%a : tensor<2x2xf32>) -> tensor<2x2xf32>\n"
+        "  func.return %m : tensor<2x2xf32>\n}\n"
+    )
+    monkeypatch.setattr(grammar, "_FRONTENDS", {})
+    cold = parse_module(src, ctx=make_context())
+    monkeypatch.setattr(grammar, "_FRONTENDS", {})
+    generated = []
+    real = formats.generate
+    monkeypatch.setattr(formats, "generate", lambda cls, *a: generated.append(cls.name) or real(cls, *a))
+    warm = parse_module(src, ctx=make_context())
+    assert str(warm) == str(cold)
+    assert len(generated) <= 4, generated  # the two ops, and the owner of each shared rule
