@@ -170,9 +170,18 @@ EXPR_OPS = frozenset({*_BINARY, *_UNARY, *_CASTS, "arith.cmpi", "arith.cmpf", "a
 def element_name(t: Attribute) -> str:
     """The expression language's name of ``t``'s element type (index -> i64)."""
     elem = t.element_type if isinstance(t, TensorType) else t
-    if isinstance(elem, IndexType):
-        return "i64"
-    return str(elem)
+    try:
+        return _ELEMENT_NAMES[elem]
+    except KeyError:
+        name = "i64" if isinstance(elem, IndexType) else str(elem)
+        if len(_ELEMENT_NAMES) < 1024:
+            _ELEMENT_NAMES[elem] = name
+        return name
+    except TypeError:  # an unhashable attribute
+        return str(elem)
+
+
+_ELEMENT_NAMES: dict[Attribute, str] = {}
 
 
 def op_expr(op: Operation, args: Sequence[str]) -> str:
