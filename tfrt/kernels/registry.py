@@ -296,6 +296,10 @@ class KernelRegistry:
         self._kernels: dict[str, KernelDef] = {}
         self._natives: dict[str, NativeFunctionDef] = {}
         self._modules: set[str] = set()
+        # Plug-ins (entry points) are read the first time a name is missing
+        # or the whole registry is listed: scanning the installed packages'
+        # metadata costs more than a small program's run.
+        self._plugins_pending = False
 
     # -- building -----------------------------------------------------------
     def add(self, kdef: KernelDef) -> None:
@@ -349,23 +353,47 @@ class KernelRegistry:
                 self.add_module(sys.modules[mod_name])
         return True
 
+    def defer_plugins(self) -> None:
+        """Load the ``tfrt.kernels`` entry points when first needed (see __init__)."""
+        self._plugins_pending = True
+
+    def _load_plugins(self) -> bool:
+        """Load deferred plug-ins; True if this call loaded them."""
+        if not self._plugins_pending:
+            return False
+        with _default_lock:
+            if not self._plugins_pending:
+                return False
+            self._plugins_pending = False
+            _load_entry_points(self)
+        return True
+
     # -- lookup -------------------------------------------------------------
     def get(self, name: str) -> KernelDef | None:
-        return self._kernels.get(name)
+        found = self._kernels.get(name)
+        if found is None and self._load_plugins():
+            found = self._kernels.get(name)
+        return found
 
     def get_native(self, name: str) -> NativeFunctionDef | None:
-        return self._natives.get(name)
+        found = self._natives.get(name)
+        if found is None and self._load_plugins():
+            found = self._natives.get(name)
+        return found
 
     def __contains__(self, name: object) -> bool:
-        return name in self._kernels
+        return isinstance(name, str) and self.get(name) is not None
 
     def __len__(self) -> int:
+        self._load_plugins()
         return len(self._kernels)
 
     def names(self) -> list[str]:
+        self._load_plugins()
         return sorted(self._kernels)
 
     def native_names(self) -> list[str]:
+        self._load_plugins()
         return sorted(self._natives)
 
 
@@ -401,20 +429,26 @@ def default_registry() -> KernelRegistry:
                 except Exception as exc:  # keep the other kernels usable
                     sys.stderr.write(f"tfrt: warning: kernels of {pkg} not loaded: "
                                      f"{type(exc).__name__}: {exc}\n")
-            _load_entry_points(reg)
+            reg.defer_plugins()
             _default = reg
     return _default
 
 
 def _load_entry_points(reg: KernelRegistry) -> None:
+    """Register each ``tfrt.kernels`` entry point (a module, or a callable
+    given the registry); a broken plug-in is reported, the others load."""
     from importlib.metadata import entry_points
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        obj = ep.load()
-        if isinstance(obj, ModuleType):
-            reg.add_module(obj)
-        elif callable(obj):
-            obj(reg)
+        try:
+            obj = ep.load()
+            if isinstance(obj, ModuleType):
+                reg.add_module(obj)
+            elif callable(obj):
+                obj(reg)
+        except Exception as exc:  # noqa: BLE001 - keep the other kernels usable
+            sys.stderr.write(f"tfrt: warning: kernel plug-in '{ep.name}' ({ep.value}) not loaded: "
+                             f"{type(exc).__name__}: {exc}\n")
 
 
 # ---------------------------------------------------------------------------
