@@ -75,11 +75,21 @@ def _error(status: int, message: str) -> JSONResponse:
 class Server:
     """The state behind the routes: the repository, batchers and metrics."""
 
-    def __init__(self, repository: ModelRepository, *, max_body: int = DEFAULT_MAX_BODY, poll_interval: float = 0):
+    def __init__(
+        self,
+        repository: ModelRepository,
+        *,
+        max_body: int = DEFAULT_MAX_BODY,
+        poll_interval: float = 0,
+        batcher_factory=None,
+    ):
         self.repo = repository
         self.max_body = max_body
         self.poll_interval = poll_interval
         self.metrics = Metrics()
+        # (version, metrics) -> what runs its requests: a local Batcher, or a
+        # stand-in for a remote one (tfrt.serving.ray_serve).
+        self.batcher_factory = batcher_factory or Batcher
         self.batchers: dict[tuple[str, int], Batcher] = {}
         self._poller: asyncio.Task | None = None
 
@@ -88,9 +98,11 @@ class Server:
         for name, versions in self.repo.models.items():
             for number, mv in versions.items():
                 if mv.state == "AVAILABLE" and (name, number) not in self.batchers:
-                    self.batchers[(name, number)] = Batcher(mv, self.metrics)
+                    self.batchers[(name, number)] = self.batcher_factory(mv, self.metrics)
 
     async def startup(self) -> None:
+        if getattr(self.repo, "poll_on_start", False):
+            await self.reload()  # a repository that learns its models by asking (Ray)
         self._start_batchers()
         if self.poll_interval > 0:
             self._poller = asyncio.create_task(self._poll_forever())
@@ -114,6 +126,7 @@ class Server:
                 await batcher.drain()
             for p in mv.programs:
                 p.close()
+            mv.programs = []
             log.info("model '%s' version %d unloaded", mv.name, mv.version)
 
     async def _poll_forever(self) -> None:
@@ -173,8 +186,14 @@ class Server:
         self.metrics.latency.labels(model, protocol).observe(time.perf_counter() - t0)
 
 
-def create_app(repository: ModelRepository, *, max_body: int = DEFAULT_MAX_BODY, poll_interval: float = 0) -> Starlette:
-    server = Server(repository, max_body=max_body, poll_interval=poll_interval)
+def create_app(
+    repository: ModelRepository,
+    *,
+    max_body: int = DEFAULT_MAX_BODY,
+    poll_interval: float = 0,
+    batcher_factory=None,
+) -> Starlette:
+    server = Server(repository, max_body=max_body, poll_interval=poll_interval, batcher_factory=batcher_factory)
 
     async def v1(request: Request) -> Response:
         t0 = time.perf_counter()

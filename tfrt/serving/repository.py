@@ -76,6 +76,11 @@ class ModelVersion:
     config: dict[str, Any] = field(default_factory=dict)
     batcher: Any = None
 
+    def metadata(self) -> "ModelVersion":
+        """A copy without the loaded programs (picklable; for other processes)."""
+        return ModelVersion(self.name, self.version, self.path, self.state, self.error, [],
+                            list(self.variants), dict(self.config))  # fmt: skip
+
     @property
     def signature(self) -> Variant:
         return self.variants[-1]
@@ -205,8 +210,9 @@ def load_version(name: str, version: int, path: Path, config: dict[str, Any]) ->
 class ModelRepository:
     """The models of a directory, their versions, and reloading."""
 
-    def __init__(self, root: str | Path):
+    def __init__(self, root: str | Path, only: set[str] | None = None):
         self.root = Path(root)
+        self.only = only  # serve these models of the directory (None: all)
         if not self.root.is_dir():
             raise ModelError(f"model directory '{root}' does not exist")
         self._lock = threading.Lock()
@@ -248,7 +254,7 @@ class ModelRepository:
             versions = {
                 int(v.name): v for v in model_dir.iterdir() if v.is_dir() and v.name.isdigit()
             }
-            if versions:
+            if versions and (self.only is None or model_dir.name in self.only):
                 found[model_dir.name] = versions
         loaded = []
         for name, versions in found.items():
@@ -290,6 +296,13 @@ class ModelRepository:
         if not isinstance(config, dict):
             return {}, f"{path}: expected a JSON object"
         return config, ""
+
+    def names(self) -> list[str]:
+        """The models of the directory (whether or not a version loaded)."""
+        return sorted(
+            p.name for p in self.root.iterdir()
+            if p.is_dir() and not p.name.startswith(".") and any(v.is_dir() and v.name.isdigit() for v in p.iterdir())
+        )  # fmt: skip
 
     def close(self) -> None:
         for versions in self.models.values():
