@@ -73,6 +73,40 @@ def test_serves_predicts_and_shuts_down_gracefully(model_dir):
     assert "Traceback" not in log
 
 
+def test_tritonclient_works_unchanged(model_dir):
+    httpclient = pytest.importorskip("tritonclient.http")
+    port = _free_port()
+    proc = subprocess.Popen(_cmd(str(model_dir), "--port", str(port), "--poll-interval", "0"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        client = httpclient.InferenceServerClient(f"127.0.0.1:{port}")
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if client.is_server_live():
+                    break
+            except Exception:  # noqa: BLE001 - not listening yet
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+        assert client.is_model_ready("linear") and not client.is_model_ready("broken")
+        meta = client.get_model_metadata("linear")
+        assert meta["inputs"] == [{"name": "x", "datatype": "FP32", "shape": [-1, 4]}]
+        x = np.array([[1, 2, 3, 4], [4, 3, 2, 1], [0, 0, 1, 0]], np.float32)
+        for binary in (False, True):
+            inp = httpclient.InferInput("x", list(x.shape), "FP32")
+            inp.set_data_from_numpy(x, binary_data=binary)
+            result = client.infer("linear", [inp], outputs=[httpclient.InferRequestedOutput("y", binary_data=binary)])
+            np.testing.assert_array_equal(result.as_numpy("y"), x @ W)
+        bad = httpclient.InferInput("x", [1, 3], "FP32")
+        bad.set_data_from_numpy(np.ones((1, 3), np.float32))
+        with pytest.raises(Exception, match=r"\[400\] input 'x': expected shape \[-1, 4\]"):
+            client.infer("linear", [bad])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
 def test_a_missing_model_directory_is_a_clear_error(tmp_path):
     proc = subprocess.run(_cmd(str(tmp_path / "nope")), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
