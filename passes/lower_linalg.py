@@ -481,6 +481,46 @@ def _reduce(op: Operation, b: _Builder) -> list[SSAValue]:
     return [b.combine_init(kind, init, red, rtype)]
 
 
+def _gather(op: Operation, b: _Builder) -> SSAValue | None:
+    """A gather (an embedding lookup) written as a generic, or None::
+
+        out[i..., j...] = table[index_cast(ids[i...]), j...]
+
+    the body being ``arith.index_cast`` of the one input, ``linalg.index`` of
+    each trailing dimension in order, ``tensor.extract`` and the yield."""
+    if len(op.inputs) != 1 or len(op.outputs) != 1:  # type: ignore[attr-defined]
+        return None
+    (ids,) = op.inputs  # type: ignore[attr-defined]
+    block = op.regions[0].blocks[0]
+    ops = list(block.ops)
+    if len(ops) < 3 or ops[-1].name != "linalg.yield" or ops[-2].name != "tensor.extract":
+        return None
+    extract, cast = ops[-2], ops[0]
+    if cast.name != "arith.index_cast" or cast.operands[0] is not block.args[0]:
+        return None
+    if extract.results[0] is not ops[-1].operands[0] or not isinstance(ids.type, TensorType):
+        return None
+    table, *indices = extract.operands
+    if table.owner is op or getattr(table.owner, "parent_op", lambda: None)() is op:
+        return None  # the table must come from outside the body
+    k = len(ids.type.get_shape())
+    rtype = op.results[0].type
+    rank = len(rtype.get_shape())
+    maps = _maps(op)
+    if maps[0] != AffineMap(rank, 0, tuple(AffineDimExpr(i) for i in range(k))) or maps[1] != AffineMap.identity(rank):
+        return None
+    index_ops = ops[1:-2]
+    if indices[0] is not cast.results[0] or len(indices) - 1 != rank - k or len(index_ops) != rank - k:
+        return None
+    for j, (v, iop) in enumerate(zip(indices[1:], index_ops)):
+        if iop.name != "linalg.index" or v is not iop.results[0] or iop.dim.value.data != k + j:  # type: ignore[attr-defined]
+            return None
+    if tuple(table.type.get_shape()[1:]) != tuple(rtype.get_shape()[k:]):
+        return None
+    check_value_type(op, rtype)
+    return b.kernel("tfrt_array.gather", [table, ids], rtype, {"axis": i64_attr(0)})
+
+
 def _lower(op: Operation) -> None:
     b = _Builder(op)
     name = op.name
@@ -517,6 +557,8 @@ def _lower(op: Operation) -> None:
         results = _reduce(op, b)
     elif name == "linalg.yield" or name == "linalg.index":
         return
+    elif name == "linalg.generic" and (g := _gather(op, b)) is not None:
+        results = [g]
     elif hasattr(op, "inputs") and hasattr(op, "outputs") and op.regions:
         results = _lower_structured(op, b)
     else:

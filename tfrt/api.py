@@ -169,7 +169,7 @@ def load(
     host: HostContext | None = None,
     jit_threshold: int | None = None,
 ) -> Program:
-    """Load a program from a BEF path or bytes (or a ``.mlir`` path or MLIR text)."""
+    """Load a program from a BEF path or bytes (or a ``.mlir`` or ``.onnx`` path, or MLIR text)."""
     from tfrt.bef.reader import read_bef
 
     data: bytes
@@ -188,8 +188,15 @@ def load(
 
         # As tfrt_translate does, accept ops no dialect registers: the kernel
         # registry decides at load time whether they can run.  High-level
-        # MLIR (linalg, arith, scf...) goes through the compiler first.
-        data = compile_text_to_bef(data.decode("utf-8"), filename)
+        # MLIR (linalg, arith, scf...) goes through the compiler first, and
+        # an ONNX model through the importer before that.
+        if filename.endswith(".onnx"):
+            from tfrt.tools.import_onnx import import_onnx_file
+
+            text = import_onnx_file(filename)
+        else:
+            text = data.decode("utf-8")
+        data = compile_text_to_bef(text, filename)
     diagnostics: list[DecodedDiagnostic] = []
     if host is None:
         host = HostContext(work_queue=work_queue, diag_handler=diagnostics.append)

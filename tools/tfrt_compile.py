@@ -1,6 +1,7 @@
 """``tfrt_compile``: high-level MLIR (func/arith/math/scf/tensor/linalg) -> optimized BEF.
 
     tfrt_compile model.mlir -o model.bef                 # the default pipeline, -O2, CPU
+    tfrt_compile model.onnx -o model.bef                 # an ONNX model, imported first
     tfrt_compile model.mlir -O0 --emit=mlir              # lowered kernel IR, not optimized
     tfrt_compile model.mlir --device=gpu -o model.bef    # kernels placed on the GPU
     tfrt_compile in.mlir --load-pass-plugin my.py --preprocess=lower-mylib -o out.bef
@@ -26,7 +27,7 @@ PROG = "tfrt_compile"
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Compile high-level MLIR to BEF.")
-    p.add_argument("input", help="input .mlir file, or - for stdin")
+    p.add_argument("input", help="input .mlir file (or .onnx model, imported first), or - for stdin")
     p.add_argument("-o", dest="output", default=None, help="output file (default: stdout for --emit=mlir, IN.bef otherwise)")
     p.add_argument("--emit", choices=("bef", "mlir"), default="bef", help="write BEF (default) or the compiled MLIR")
     p.add_argument("--device", default="cpu", help="where tensor kernels run: cpu (default) or gpu")
@@ -84,7 +85,10 @@ def _compile(args: argparse.Namespace, sources: Any) -> int:
 
         for path in args.plugins:
             available.update(load_pass_plugin(path))
-    filename, text = _read(args.input)
+    if args.input.endswith(".onnx"):
+        filename, text = _import_onnx(args.input)
+    else:
+        filename, text = _read(args.input)
     sources.add(filename, text)
     from tfrt.dialects.printer import print_module
     from tfrt.dialects.syntax import parse_module
@@ -119,6 +123,16 @@ def _compile(args: argparse.Namespace, sources: Any) -> int:
             out = "-"
     _write(out, data)
     return 0
+
+
+def _import_onnx(path: str) -> tuple[str, str]:
+    """An ONNX model as MLIR text (``tfrt_import_onnx``'s translation)."""
+    from tfrt.tools.import_onnx import ImportError_, import_onnx_file
+
+    try:
+        return path, import_onnx_file(path)
+    except ImportError_ as e:
+        raise DiagnosticError(Diagnostic("error", f"{path}: {e}")) from None
 
 
 def _read(path: str) -> tuple[str, str]:

@@ -92,3 +92,23 @@ func.func @fusion_costs(%x: tensor<4xf32>) -> tensor<4xf32> {
   %r = arith.mulf %e, %s : tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// An embedding lookup written as a generic that reads a table with
+// tensor.extract at (index_cast(ids[i, j]), k) becomes one gather.
+// O0-LABEL: func.func @embedding
+// O0: tfrt_array.gather %arg0, %arg1 {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+// O0-NOT: tensor.extract
+// O0: tfrt.return
+func.func @embedding(%table: tensor<5x4xf32>, %ids: tensor<2x3xi64>) -> tensor<2x3x4xf32> {
+  %e = tensor.empty() : tensor<2x3x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ids : tensor<2x3xi64>) outs(%e : tensor<2x3x4xf32>) {
+  ^bb0(%i: i64, %o: f32):
+    %ix = arith.index_cast %i : i64 to index
+    %k = linalg.index 2 : index
+    %v = tensor.extract %table[%ix, %k] : tensor<5x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x3x4xf32>
+  return %r : tensor<2x3x4xf32>
+}

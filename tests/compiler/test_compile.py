@@ -254,6 +254,15 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
         ("tensor<?xf32>", "%r = tensor.empty(%n) : tensor<?xf32>", "'tensor.empty' op cannot be lowered: dynamic shapes"),
         ("f32", '%r = "mylib.op"() : () -> f32', "'mylib.op' op cannot be lowered: no pass in the pipeline lowers it"),
         ("i128", "%r = arith.constant 1 : i128", "'arith.constant' op cannot be lowered: unsupported type i128"),
+        # a table read at (k, index_cast(id)): not a gather, and no elementwise kernel reads a table
+        ("tensor<2x4xf32>",
+         "%t = arith.constant dense<1.0> : tensor<4x5xf32>\n  %ids = arith.constant dense<[1, 2]> : tensor<2xi64>\n"
+         "  %e = tensor.empty() : tensor<2x4xf32>\n"
+         "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], "
+         'iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<2xi64>) outs(%e : tensor<2x4xf32>) {\n'
+         "  ^bb0(%i: i64, %o: f32):\n    %ix = arith.index_cast %i : i64 to index\n    %k = linalg.index 1 : index\n"
+         "    %v = tensor.extract %t[%k, %ix] : tensor<4x5xf32>\n    linalg.yield %v : f32\n  } -> tensor<2x4xf32>",
+         "'linalg.generic' op cannot be lowered: its body holds 'tensor.extract', which has no elementwise kernel"),
     ],
 )
 def test_what_cannot_be_compiled_is_reported_at_the_op(tmp_path, rtype, body, message):
@@ -262,7 +271,8 @@ def test_what_cannot_be_compiled_is_reported_at_the_op(tmp_path, rtype, body, me
     out = subprocess.run([str(BIN / "tfrt_compile"), str(src), "-o", str(tmp_path / "o.bef")],
                          capture_output=True, text=True)  # fmt: skip
     assert out.returncode == 1
-    assert f"{src}:2:3: error:" in out.stderr and message in out.stderr, out.stderr
+    at = 2 + body[: body.index("%r = ")].count("\n")
+    assert f"{src}:{at}:3: error:" in out.stderr and message in out.stderr, out.stderr
     assert "Traceback" not in out.stderr
     assert not (tmp_path / "o.bef").exists()
 
