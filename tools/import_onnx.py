@@ -281,7 +281,13 @@ def _bcast(*shapes) -> tuple[int, ...]:
 
 
 class Importer:
-    def __init__(self, model, function: str = "main", input_shapes: dict[str, tuple[int, ...]] | None = None):
+    def __init__(
+        self,
+        model,
+        function: str = "main",
+        input_shapes: dict[str, tuple[int, ...]] | None = None,
+        batch: int | None = None,
+    ):
         import onnx
         from onnx import numpy_helper, shape_inference
 
@@ -305,6 +311,9 @@ class Importer:
         for inp in self.inputs:
             given = (input_shapes or {}).get(inp.name)
             dims = inp.type.tensor_type.shape.dim
+            if batch is not None and given is None and dims and not (dims[0].HasField("dim_value") and dims[0].dim_value > 0):
+                dims[0].ClearField("dim_param")
+                dims[0].dim_value = int(batch)  # a dynamic leading dimension is the batch
             if given is not None:
                 if len(given) != len(dims):
                     raise ImportError_(f"--input-shape {inp.name}: rank {len(given)}, the model's input has rank {len(dims)}")
@@ -1041,9 +1050,17 @@ _FOLDABLE: dict[str, Callable] = {
 # Entry points
 
 
-def import_onnx(model, *, function: str = "main", input_shapes: dict[str, tuple[int, ...]] | None = None) -> str:
-    """MLIR text for an ``onnx.ModelProto``."""
-    return Importer(model, function, input_shapes).run()
+def import_onnx(
+    model,
+    *,
+    function: str = "main",
+    input_shapes: dict[str, tuple[int, ...]] | None = None,
+    batch: int | None = None,
+) -> str:
+    """MLIR text for an ``onnx.ModelProto``.  ``input_shapes`` gives static
+    shapes to inputs by name; ``batch`` fixes every input's dynamic leading
+    dimension."""
+    return Importer(model, function, input_shapes, batch).run()
 
 
 def load_model(path: str):

@@ -178,3 +178,26 @@ def test_a_new_version_is_picked_up_and_a_removed_one_unloaded(model_dir):
             assert time.monotonic() < deadline, "version 1 was not unloaded"
             time.sleep(0.05)
         assert c.post("/v1/models/linear:predict", json={"instances": x}).status_code == 200
+
+
+def test_an_onnx_model_is_imported_at_each_batch_size(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    node = helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 2])],
+                              [numpy_helper.from_array(W, "w")])  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    root = tmp_path / "models"
+    (root / "onnxmm" / "1").mkdir(parents=True)
+    onnx.save(model, root / "onnxmm" / "1" / "model.onnx")
+    (root / "onnxmm" / "config.json").write_text(json.dumps({"batch_sizes": [1, 4], "inputs": ["x"], "outputs": ["y"]}))
+    repo = ModelRepository(root)
+    repo.poll()
+    mv = repo.get("onnxmm")
+    assert [(v.function, v.batch) for v in mv.variants] == [("main_b1", 1), ("main_b4", 4)]
+    with testclient.TestClient(create_app(repo)) as c:
+        x = np.arange(24, dtype=np.float32).reshape(6, 4)
+        r = c.post("/v1/models/onnxmm:predict", json={"instances": x.tolist()})
+        assert r.status_code == 200 and r.json() == {"predictions": (x @ W).tolist()}

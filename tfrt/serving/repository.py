@@ -11,7 +11,8 @@ Each model directory may hold a ``config.json``::
       "batch_variants": {"1": "mlp_b1", "8": "mlp_b8"},   # more functions, by batch size
       "max_wait_ms": 2,               # how long a batch waits to fill (default 2)
       "work_queue": "s",              # the runtime's work queue per loaded copy
-      "workers": 1                    # loaded copies serving calls at the same time
+      "workers": 1,                   # loaded copies serving calls at the same time
+      "batch_sizes": [1, 8]           # .onnx: import one function per batch size
     }
 
 Versions are the numeric subdirectories; the highest loaded version is the
@@ -109,17 +110,39 @@ class ModelVersion:
         return tuple(TensorSpec(s.name, s.shape[1:], s.element) for s in sig.outputs)
 
 
-def _load_program(path: Path, work_queue: str) -> Any:
+def _load_program(path: Path, work_queue: str, config: dict[str, Any]) -> Any:
     import tfrt.api
 
     if path.suffix == ".onnx":
+        from tfrt.tools.import_onnx import ImportError_, load_model, import_onnx
+
         try:
-            from tfrt.tools.import_onnx import import_onnx_file  # type: ignore[import-not-found]
-        except ImportError:
-            raise ModelError("serving .onnx models needs the ONNX importer (pip install 'tfrt-py[onnx]')") from None
-        text = import_onnx_file(str(path))
+            model = load_model(str(path))
+            # One function per batch size, each with the batch dimension fixed.
+            text = "\n".join(
+                import_onnx(model, function=f"main_b{b}", batch=b) for b in _onnx_batch_sizes(config)
+            )
+        except ImportError_ as exc:
+            raise ModelError(str(exc)) from None
         return tfrt.api.load(text, work_queue=work_queue)
     return tfrt.api.load(path, work_queue=work_queue)
+
+
+def _onnx_batch_sizes(config: dict[str, Any]) -> list[int]:
+    sizes = sorted({int(b) for b in config.get("batch_sizes", [1])})
+    if not sizes or sizes[0] < 1:
+        raise ModelError("config 'batch_sizes' must list positive batch sizes")
+    return sizes
+
+
+def _onnx_config(config: dict[str, Any]) -> dict[str, Any]:
+    """An ONNX model's functions are ``@main_b<B>`` for its ``batch_sizes``."""
+    sizes = _onnx_batch_sizes(config)
+    out = dict(config)
+    out.setdefault("function", f"main_b{sizes[0]}")
+    if len(sizes) > 1:
+        out.setdefault("batch_variants", {str(b): f"main_b{b}" for b in sizes[1:]})
+    return out
 
 
 def _specs(types: tuple[str, ...], names: list[str] | None, kind: str, fn: str) -> tuple[TensorSpec, ...]:
@@ -159,7 +182,10 @@ def load_version(name: str, version: int, path: Path, config: dict[str, Any]) ->
         if workers < 1:
             raise ModelError("config 'workers' must be at least 1")
         work_queue = str(config.get("work_queue", "s"))
-        programs = [_load_program(files[0], work_queue) for _ in range(workers)]
+        if files[0].suffix == ".onnx":
+            config = _onnx_config(config)
+            mv.config = config
+        programs = [_load_program(files[0], work_queue, config) for _ in range(workers)]
         program = programs[0]
         fn = config.get("function")
         if fn is None:
