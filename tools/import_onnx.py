@@ -69,8 +69,12 @@ def _ttype(shape, dtype) -> str:
 @dataclass
 class Value:
     name: str  # SSA name
-    shape: tuple[int, ...]
+    shape: tuple[int, ...]  # of the tensor as stored
     dtype: np.dtype
+    # "nhwc": a 4-D tensor ONNX sees as NCHW, stored transposed to NHWC (what
+    # the convolution and pooling kernels take); converted back only where an
+    # op needs the NCHW order.
+    layout: str = "nchw"
 
     @property
     def type(self) -> str:
@@ -335,6 +339,36 @@ class Importer:
 
     # -- values ---------------------------------------------------------------
     def value(self, name: str, node=None) -> Value:
+        """The value in ONNX's own layout."""
+        v = self.value_any(name, node)
+        if v.layout == "nhwc":
+            key = (name, "nchw")
+            conv = self.values.get(key)
+            if conv is None:
+                conv = self.em.transpose(v, [0, 3, 1, 2])
+                conv = Value(conv.name, conv.shape, conv.dtype)
+                self.values[key] = conv
+            return conv
+        return v
+
+    def value_nhwc(self, name: str, node=None) -> Value:
+        """A 4-D value stored NHWC (transposed once if it is not)."""
+        v = self.value_any(name, node)
+        if v.layout == "nhwc" or len(v.shape) != 4:
+            return v
+        key = (name, "nhwc")
+        conv = self.values.get(key)
+        if conv is None:
+            c = self.consts.get(name)
+            if c is not None:
+                t = self.em.constant(np.ascontiguousarray(c.transpose(0, 2, 3, 1)))
+            else:
+                t = self.em.transpose(v, [0, 2, 3, 1])
+            conv = self.values[key] = Value(t.name, t.shape, t.dtype, "nhwc")
+        return conv
+
+    def value_any(self, name: str, node=None) -> Value:
+        """The value as it is stored (NCHW or NHWC)."""
         v = self.values.get(name)
         if v is not None:
             return v
@@ -377,7 +411,7 @@ class Importer:
         results = []
         for out in self.graph.output:
             if out.name in self.values:
-                results.append(self.values[out.name])
+                results.append(self.value(out.name))
             elif out.name in self.consts:
                 results.append(self.value(out.name))
             else:
@@ -478,8 +512,27 @@ class Importer:
         raise ImportError_(f"node '{node.name}' (Constant): unsupported value attribute")
 
     # -- elementwise --------------------------------------------------------
+    def _operands_in_one_layout(self, node) -> tuple[Value, Value, str]:
+        """The two operands of a broadcasting op, both NHWC when that is cheap."""
+        na, nb = node.input[0], node.input[1]
+        a, b = self.value_any(na, node), self.value_any(nb, node)
+        if a.layout == b.layout:
+            return a, b, a.layout
+        nhwc_name, other_name = (na, nb) if a.layout == "nhwc" else (nb, na)
+        other = self.value_any(other_name, node)
+        c = self.consts.get(other_name)
+        if c is not None and c.ndim <= 4:
+            c4 = c.reshape((1,) * (4 - c.ndim) + c.shape).transpose(0, 2, 3, 1)
+            conv = Value(self.em.constant(np.ascontiguousarray(c4)).name, c4.shape, c.dtype, "nhwc")
+        elif len(other.shape) == 4:
+            conv = self.value_nhwc(other_name, node)
+        else:
+            return self.value(na, node), self.value(nb, node), "nchw"
+        nh = self.value_any(nhwc_name, node)
+        return (nh, conv, "nhwc") if a.layout == "nhwc" else (conv, nh, "nhwc")
+
     def _binary(self, node, fop: str, iop: str | None = None):
-        a, b = self.value(node.input[0], node), self.value(node.input[1], node)
+        a, b, layout = self._operands_in_one_layout(node)
         if a.dtype != b.dtype:
             raise ImportError_(f"operand types {a.dtype} and {b.dtype} differ")
         shape = _bcast(a.shape, b.shape)
@@ -487,8 +540,10 @@ class Importer:
         opname = fop if kind == "f" else iop
         if opname is None:
             raise ImportError_(f"unsupported element type {a.dtype}")
-        return self.em.elementwise([a, b], shape, a.dtype,
-                                   lambda args, el: [f"%r = {opname} {args[0]}, {args[1]} : {el}"])  # fmt: skip
+        out = self.em.elementwise([a, b], shape, a.dtype,
+                                  lambda args, el: [f"%r = {opname} {args[0]}, {args[1]} : {el}"])  # fmt: skip
+        out.layout = layout
+        return out
 
     def op_Add(self, node, a):  # noqa: N802
         return self._binary(node, "arith.addf", "arith.addi")
@@ -510,10 +565,12 @@ class Importer:
         return self._binary(node, "math.powf")
 
     def _unary(self, node, lines):
-        x = self.value(node.input[0], node)
+        x = self.value_any(node.input[0], node)
         if x.dtype.kind != "f":
             raise ImportError_(f"expected a floating-point input, got {x.dtype}")
-        return self.em.elementwise([x], x.shape, x.dtype, lambda args, el: lines(args[0], el))
+        out = self.em.elementwise([x], x.shape, x.dtype, lambda args, el: lines(args[0], el))
+        out.layout = x.layout
+        return out
 
     def op_Relu(self, node, a):  # noqa: N802
         return self._unary(node, lambda x, el: [f"%z = arith.constant 0.0 : {el}", f"%r = arith.maximumf {x}, %z : {el}"])
@@ -808,8 +865,16 @@ class Importer:
             pads = [0, 0, 0, 0]
         return strides, (pads[0], pads[1], pads[2], pads[3])
 
+    def _logical(self, name: str, node) -> Value:
+        """The value as stored, with the shape ONNX sees (NCHW)."""
+        v = self.value_any(name, node)
+        if v.layout == "nhwc":
+            n, h, w, c = v.shape
+            return Value(v.name, (n, c, h, w), v.dtype, "nhwc")
+        return v
+
     def op_Conv(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
+        x = self._logical(node.input[0], node)
         w = self.const(node.input[1])
         if w is None:
             raise ImportError_("the weights must be constants")
@@ -824,50 +889,49 @@ class Importer:
         ow = (wd + pl + pr - dil[1] * (kw - 1) - 1) // strides[1] + 1
         attrs = (f"{{dilations = dense<[{dil[0]}, {dil[1]}]> : tensor<2xi64>, "
                  f"strides = dense<[{strides[0]}, {strides[1]}]> : tensor<2xi64>}}")  # fmt: skip
+        # Convolutions run NHWC x HWCF: the input is transposed once (or not at
+        # all when it comes from another convolution), the filter at import.
+        xh = self.value_nhwc(node.input[0], node)
+        xp = self._pad(xh, (pt, pl, pb, pr), 0.0, nhwc=True)
+        shape = (n, oh, ow, f)
+        acc = self.em.filled(shape, x.dtype, 0.0)
+        name = self.em.fresh()
+        y = Value(name, shape, x.dtype, "nhwc")
         if group == 1:
-            xp = self._pad(x, (pt, pl, pb, pr), 0.0)
-            wv = self.em.constant(w)
-            shape = (n, f, oh, ow)
-            acc = self.em.filled(shape, x.dtype, 0.0)
-            name = self.em.fresh()
-            y = Value(name, shape, x.dtype)
-            self.em.emit(f"{name} = linalg.conv_2d_nchw_fchw {attrs} ins({xp.name}, {wv.name} : {xp.type}, {wv.type}) "
+            wv = self.em.constant(np.ascontiguousarray(w.transpose(2, 3, 1, 0)))  # (kh, kw, c, f)
+            self.em.emit(f"{name} = linalg.conv_2d_nhwc_hwcf {attrs} ins({xp.name}, {wv.name} : {xp.type}, {wv.type}) "
                          f"outs({acc} : {y.type}) -> {y.type}")  # fmt: skip
         elif group == c and cg == 1 and f == c:
-            xh = self.em.transpose(x, [0, 2, 3, 1])
-            xp = self._pad(xh, (pt, pl, pb, pr), 0.0, nhwc=True)
             wv = self.em.constant(np.ascontiguousarray(w[:, 0].transpose(1, 2, 0)))  # (kh, kw, c)
-            shape = (n, oh, ow, c)
-            acc = self.em.filled(shape, x.dtype, 0.0)
-            name = self.em.fresh()
-            yh = Value(name, shape, x.dtype)
             self.em.emit(f"{name} = linalg.depthwise_conv_2d_nhwc_hwc {attrs} ins({xp.name}, {wv.name} : {xp.type}, {wv.type}) "
-                         f"outs({acc} : {yh.type}) -> {yh.type}")  # fmt: skip
-            y = self.em.transpose(yh, [0, 3, 1, 2])
+                         f"outs({acc} : {y.type}) -> {y.type}")  # fmt: skip
         else:
             raise ImportError_(f"grouped convolution with group={group} (only 1 and depthwise are supported)")
         if len(node.input) > 2 and node.input[2]:
             b = self.const(node.input[2])
-            bv = self.em.constant(b.reshape(f, 1, 1)) if b is not None else self.value(node.input[2], node)
+            bv = self.em.constant(b) if b is not None else self.value(node.input[2], node)
             y = self.em.elementwise([y, bv], y.shape, y.dtype, lambda args, el: [f"%r = arith.addf {args[0]}, {args[1]} : {el}"])
+            y.layout = "nhwc"
         return y
 
     def op_BatchNormalization(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
+        x = self.value_any(node.input[0], node)
         params = [self.const(n) for n in node.input[1:5]]
         if any(p is None for p in params):
             raise ImportError_("scale, bias, mean and variance must be constants")
         scale, bias, mean, var = (p.astype(np.float64) for p in params)
         s = scale / np.sqrt(var + a.get("epsilon", 1e-5))
         shift = bias - mean * s
-        extra = (1,) * (len(x.shape) - 2)
+        extra = () if x.layout == "nhwc" else (1,) * (len(x.shape) - 2)
         sv = self.em.constant(s.astype(x.dtype).reshape(-1, *extra))
         bv = self.em.constant(shift.astype(x.dtype).reshape(-1, *extra))
-        return self.em.elementwise([x, sv, bv], x.shape, x.dtype, lambda args, el: [
+        out = self.em.elementwise([x, sv, bv], x.shape, x.dtype, lambda args, el: [
             f"%m = arith.mulf {args[0]}, {args[1]} : {el}", f"%r = arith.addf %m, {args[2]} : {el}"])  # fmt: skip
+        out.layout = x.layout
+        return out
 
     def _pool(self, node, a, kind: str):
-        x = self.value(node.input[0], node)
+        x = self._logical(node.input[0], node)
         k = tuple(a["kernel_shape"])
         if a.get("ceil_mode", 0):
             raise ImportError_("ceil_mode=1 is not supported")
@@ -879,7 +943,7 @@ class Importer:
         attrs = (f"{{dilations = dense<[{dil[0]}, {dil[1]}]> : tensor<2xi64>, "
                  f"strides = dense<[{strides[0]}, {strides[1]}]> : tensor<2xi64>}}")  # fmt: skip
         window = self.em.empty(k, x.dtype)
-        xh = self.em.transpose(x, [0, 2, 3, 1])
+        xh = self.value_nhwc(node.input[0], node)
         pad_value = -math.inf if kind == "max" else 0.0
         xp = self._pad(xh, (pt, pl, pb, pr), pad_value, nhwc=True)
         shape = (n, oh, ow, c)
@@ -899,7 +963,8 @@ class Importer:
                 count = win.sum(axis=(2, 3))[:, :, None]
             inv = self.em.constant((1.0 / count).astype(x.dtype))
             yh = self.em.elementwise([yh, inv], yh.shape, yh.dtype, lambda args, el: [f"%r = arith.mulf {args[0]}, {args[1]} : {el}"])
-        return self.em.transpose(yh, [0, 3, 1, 2])
+        yh.layout = "nhwc"
+        return yh
 
     def op_MaxPool(self, node, a):  # noqa: N802
         if len(node.output) > 1 and node.output[1]:
@@ -910,7 +975,13 @@ class Importer:
         return self._pool(node, a, "sum")
 
     def op_GlobalAveragePool(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
+        x = self.value_any(node.input[0], node)
+        if x.layout == "nhwc":
+            s = self.em.reduce(x, [1, 2], "sum")
+            m = self.em.elementwise([s], s.shape, s.dtype, lambda args, el: [
+                f"%c = arith.constant {1.0 / (x.shape[1] * x.shape[2])!r} : {el}", f"%r = arith.mulf {args[0]}, %c : {el}"])  # fmt: skip
+            out = self.em.reshape(m, (x.shape[0], 1, 1, x.shape[3]))
+            return Value(out.name, out.shape, out.dtype, "nhwc")
         axes = list(range(2, len(x.shape)))
         s = self.em.reduce(x, axes, "sum")
         count = float(np.prod(x.shape[2:]))

@@ -112,7 +112,7 @@ def test_batch_norm_alone_and_folded_into_conv():
     b.nodes[-1].output[0] = "y"
     m = M.model(b.nodes, [("x", F, [1, 3, 6, 6])], [("y", F, [1, 5, 6, 6])], b.inits)
     text = import_onnx(m)
-    assert "BatchNormalization" not in text and text.count("linalg.conv_2d_nchw_fchw") == 1
+    assert "BatchNormalization" not in text and text.count("linalg.conv_2d_nhwc_hwcf") == 1
     run_both(m, {"x": rand(1, 3, 6, 6)})
 
 
