@@ -12,6 +12,16 @@ extra operands::
     // becomes
     %y = tfrt_array.matmul %x, %w, %b {epilogue = "maximum((a0 + a1), cast_f32(0.0))",
                                       types = "f32,f32", ...}
+
+A ``tfrt_array.pad`` of the height and width that feeds a ``conv2d`` (with
+zeros) or a ``pool2d`` (with the value the pooling ignores: zero for sums,
+-inf for max, +inf for min) becomes the kernel's ``padding``, so the padded
+copy is never made::
+
+    %p = tfrt_array.pad %x, %zero {high = [0, 1, 1, 0], low = [0, 1, 1, 0]}
+    %y = tfrt_array.conv2d %p, %w {padding = [0, 0, 0, 0], ...}
+    // becomes
+    %y = tfrt_array.conv2d %x, %w {padding = [1, 1, 1, 1], ...}
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.passes import ModulePass
 
 from tfrt.passes.fuse_elementwise import substitute
-from tfrt.passes.lowering import element_name, make_op
+from tfrt.passes.lowering import element_name, i64_array, make_op, scalar_constant
 
 _LINEAR = ("tfrt_array.matmul", "tfrt_array.conv2d")
 
@@ -35,6 +45,9 @@ class FuseLinearPass(ModulePass):
     name = "fuse-linear"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for o in list(op.walk()):
+            if o.name in ("tfrt_array.conv2d", "tfrt_array.pool2d"):
+                _absorb_pad(o)
         for lin in list(op.walk()):
             if lin.name not in _LINEAR or lin.properties["epilogue"].data:
                 continue
@@ -76,3 +89,31 @@ class FuseLinearPass(ModulePass):
 
 
 FuseLinearPass.__doc__ = f"{FuseLinearPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"
+
+
+def _absorb_pad(op) -> None:
+    """``op``'s input padded by a ``tfrt_array.pad`` of H and W becomes ``op``'s padding."""
+    x = op.operands[0]
+    pad = getattr(x, "op", None)
+    if pad is None or pad.name != "tfrt_array.pad" or any(op.properties["padding"].data):
+        return
+    low = [a.value.data for a in pad.properties["low"].data]
+    high = [a.value.data for a in pad.properties["high"].data]
+    if len(low) != 4 or low[0] or low[3] or high[0] or high[3]:
+        return  # only the spatial dimensions of NHWC
+    value = scalar_constant(pad.operands[1])
+    if value is None:
+        return
+    v = float(value.value.data)
+    if op.name == "tfrt_array.conv2d":
+        ignored = {0.0}
+    else:
+        kinds = {"max": {float("-inf")}, "min": {float("inf")}, "sum": {0.0}, "avg": {0.0}}
+        ignored = kinds.get(op.properties["kind"].data, set())
+    if v not in ignored:
+        return
+    op.properties["padding"] = i64_array([low[1], high[1], low[2], high[2]])
+    op.operands[0] = pad.operands[0]
+    if not pad.results[0].uses:
+        pad.detach()
+        pad.erase()

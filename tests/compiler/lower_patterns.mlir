@@ -112,3 +112,35 @@ func.func @embedding(%table: tensor<5x4xf32>, %ids: tensor<2x3xi64>) -> tensor<2
   } -> tensor<2x3x4xf32>
   return %r : tensor<2x3x4xf32>
 }
+
+// A zero tensor.pad of H and W before a convolution, and a -inf one before a
+// max pooling, become the kernels' padding at -O2 (no padded copy).
+// O0-LABEL: func.func @padded_conv_and_pool
+// O0: tfrt_array.pad
+// O2-LABEL: func.func @padded_conv_and_pool
+// O2-NOT: tfrt_array.pad
+// O2: tfrt_array.conv2d %arg0, {{.*}}padding = [1, 1, 2, 0]
+// O2-NOT: tfrt_array.pad
+// O2: tfrt_array.pool2d {{.*}}kind = "max", padding = [1, 1, 1, 1]
+func.func @padded_conv_and_pool(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x3xf32>) -> tensor<1x2x2x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 2, 0] high[0, 1, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x4x2xf32> to tensor<1x6x6x2xf32>
+  %e = tensor.empty() : tensor<1x4x4x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%p, %w : tensor<1x6x6x2xf32>, tensor<3x3x2x3xf32>) outs(%f : tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %q = tensor.pad %c low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x4x4x3xf32> to tensor<1x6x6x3xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %e2 = tensor.empty() : tensor<1x2x2x3xf32>
+  %f2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<1x2x2x3xf32>) -> tensor<1x2x2x3xf32>
+  %m = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+       ins(%q, %win : tensor<1x6x6x3xf32>, tensor<3x3xf32>) outs(%f2 : tensor<1x2x2x3xf32>) -> tensor<1x2x2x3xf32>
+  return %m : tensor<1x2x2x3xf32>
+}
