@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -66,6 +67,11 @@ def lower_constant(op: Operation) -> None:
         if isinstance(rtype, TensorType) and isinstance(rtype.element_type, IndexType):
             value = DenseIntOrFPElementsAttr.from_list(t, [int(v) for v in value.get_values()])
         new = make_op("tfrt_array.constant", [], [t], {"value": value}, at=op)
+    elif isinstance(value, DenseResourceAttr):
+        # The frontend resolves every key its file's `{-# dialect_resources #-}`
+        # section defines; this one has no data there (`__elided__`, say).
+        key = value.resource_handle.data
+        raise cannot_lower(op, f"dense_resource<{key}> has no blob in the file's dialect_resources section")
     else:
         raise cannot_lower(op, f"constants of kind {type(value).__name__} are not supported")
     replace(op, [new], new.results)

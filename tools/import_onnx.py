@@ -6,9 +6,11 @@
 
 The graph becomes one function (``@main`` unless ``--function`` says
 otherwise) of ``func``/``linalg``/``tensor``/``arith``/``math`` ops on static
-shapes, with the layout ONNX uses (NCHW).  Weights are ``dense<"0x...">``
-constants (raw little-endian bytes), which BEF stores as tensors that load
-without a copy.  At import time, with numpy:
+shapes; convolution chains run NHWC inside.  Weights are
+``dense_resource<name>`` constants whose bytes are in the
+``{-# dialect_resources #-}`` section at the end of the text (MLIR's
+resource blobs), which BEF stores as tensors that load without a copy.  At
+import time, with numpy:
 
 * shape computations (``Shape`` and whatever only depends on constants) are
   folded to constants;
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +84,10 @@ class Value:
         return _ttype(self.shape, self.dtype)
 
 
+# Characters a resource key may not hold (it is lexed as a bare word).
+_RESOURCE_KEY = re.compile(r"[^A-Za-z0-9_.]+")
+
+
 def _float_literal(v: float, dtype) -> str:
     if math.isinf(v):
         bits = {"f32": "0xFF800000", "f64": "0xFFF0000000000000", "f16": "0xFC00"}[_elem(dtype)]
@@ -102,6 +109,9 @@ class Emitter:
         self.count = 0
         self.const_cache: dict[tuple, Value] = {}
         self.maps: dict[str, str] = {}
+        # resource key -> array, printed in the file's resource section
+        self.resources: dict[str, np.ndarray] = {}
+        self._keep: list[np.ndarray] = []
 
     def fresh(self) -> str:
         self.count += 1
@@ -111,10 +121,13 @@ class Emitter:
         self.lines.append("  " + line)
 
     # -- constants ------------------------------------------------------------
-    def constant(self, a: np.ndarray) -> Value:
+    def constant(self, a: np.ndarray, key: str | None = None) -> Value:
+        """``a`` as an ``arith.constant``: a literal when it is small or a splat,
+        else ``dense_resource<key>`` with its bytes in the resource section
+        (``key`` names it after the weight it came from)."""
         a = np.ascontiguousarray(a)
-        key = (a.dtype.str, a.shape, a.tobytes()) if a.size <= 64 else (a.dtype.str, a.shape, id(a))
-        hit = self.const_cache.get(key)
+        ckey = (a.dtype.str, a.shape, a.tobytes()) if a.size <= 64 else (a.dtype.str, a.shape, id(a))
+        hit = self.const_cache.get(ckey)
         if hit is not None:
             return hit
         name = self.fresh()
@@ -123,16 +136,44 @@ class Emitter:
         elif a.size == 1 or (a.size > 1 and a.dtype.kind == "f" and np.all(a == a.ravel()[0])):
             v = a.ravel()[0]
             data = f"dense<{_float_literal(float(v), a.dtype) if a.dtype.kind == 'f' else int(v)}>"
+        elif a.size <= 16 and (a.dtype.kind != "f" or np.all(np.isfinite(a))):
+            data = self._nested(a, (lambda x: repr(float(x))) if a.dtype.kind == "f" else (lambda x: str(int(x))))
         else:
-            data = f'dense<"0x{a.astype(a.dtype.newbyteorder("<")).tobytes().hex().upper()}">'
+            data = f"dense_resource<{self.resource(a, key)}>"
         t = _ttype(a.shape, a.dtype)
         self.emit(f"{name} = arith.constant {data} : {t}")
         v = Value(name, tuple(a.shape), a.dtype)
-        self.const_cache[key] = v
+        self.const_cache[ckey] = v
         if a.size > 64:
-            self._keep = getattr(self, "_keep", [])
             self._keep.append(a)  # id() keys stay unique while the array lives
         return v
+
+    def resource(self, a: np.ndarray, key: str | None) -> str:
+        """A fresh resource key for ``a``'s bytes (MLIR's blob: a 4-byte
+        alignment, then the little-endian elements)."""
+        base = _RESOURCE_KEY.sub("_", key).strip("_") if key else ""
+        base = base or "cst"
+        if base[0].isdigit():
+            base = "w" + base
+        k, n = base, 0
+        while k in self.resources:
+            n += 1
+            k = f"{base}_{n}"
+        self.resources[k] = np.ascontiguousarray(a.astype(a.dtype.newbyteorder("<")))
+        return k
+
+    def resource_section(self) -> str:
+        """The ``{-# dialect_resources #-}`` section of the resources used."""
+        if not self.resources:
+            return ""
+        lines = ["", "{-#", "  dialect_resources: {", "    builtin: {"]
+        items = list(self.resources.items())
+        for i, (k, a) in enumerate(items):
+            head = a.dtype.alignment.to_bytes(4, "little").hex().upper()
+            sep = "," if i + 1 < len(items) else ""
+            lines.append(f'      {k}: "0x{head}{a.tobytes().hex().upper()}"{sep}')
+        lines += ["    }", "  }", "#-}", ""]
+        return "\n".join(lines)
 
     @staticmethod
     def _nested(a: np.ndarray, fmt) -> str:
@@ -361,7 +402,7 @@ class Importer:
         if conv is None:
             c = self.consts.get(name)
             if c is not None:
-                t = self.em.constant(np.ascontiguousarray(c.transpose(0, 2, 3, 1)))
+                t = self.em.constant(np.ascontiguousarray(c.transpose(0, 2, 3, 1)), name)
             else:
                 t = self.em.transpose(v, [0, 2, 3, 1])
             conv = self.values[key] = Value(t.name, t.shape, t.dtype, "nhwc")
@@ -374,7 +415,7 @@ class Importer:
             return v
         c = self.consts.get(name)
         if c is not None:
-            v = self.em.constant(c)
+            v = self.em.constant(c, name)
             self.values[name] = v
             return v
         where = f"node '{node.name}' ({node.op_type}): " if node is not None else ""
@@ -423,7 +464,8 @@ class Importer:
         producer = self.model.producer_name or "onnx"
         return (f"// Imported from ONNX ({producer}, opset "
                 f"{max((o.version for o in self.model.opset_import if o.domain in ('', 'ai.onnx')), default=0)}).\n"
-                + head + "\n" + "\n".join(self.em.lines) + "\n" + ret + "\n}\n")  # fmt: skip
+                + head + "\n" + "\n".join(self.em.lines) + "\n" + ret + "\n}\n"
+                + self.em.resource_section())  # fmt: skip
 
     def _fold_batch_norms(self) -> None:
         """Conv -> BatchNormalization (the conv's only user) becomes one Conv."""
@@ -491,6 +533,10 @@ class Importer:
             if not msg.startswith("node '"):
                 msg = f"node '{node.name}' ({op}): {msg}"
             raise ImportError_(msg) from None
+        except (KeyError, IndexError, ValueError, TypeError) as exc:
+            # A node the handler's assumptions do not hold for (a missing
+            # attribute or input): reported at the node, not as a traceback.
+            raise ImportError_(f"node '{node.name}' ({op}): cannot import: {type(exc).__name__}: {exc}") from None
         if isinstance(outs, Value):
             outs = [outs]
         for name, v in zip(node.output, outs):
@@ -523,7 +569,7 @@ class Importer:
         c = self.consts.get(other_name)
         if c is not None and c.ndim <= 4:
             c4 = c.reshape((1,) * (4 - c.ndim) + c.shape).transpose(0, 2, 3, 1)
-            conv = Value(self.em.constant(np.ascontiguousarray(c4)).name, c4.shape, c.dtype, "nhwc")
+            conv = Value(self.em.constant(np.ascontiguousarray(c4), other_name).name, c4.shape, c.dtype, "nhwc")
         elif len(other.shape) == 4:
             conv = self.value_nhwc(other_name, node)
         else:
@@ -809,14 +855,14 @@ class Importer:
         alpha, beta = float(a.get("alpha", 1.0)), float(a.get("beta", 1.0))
         wa, wb = self.const(node.input[0]), self.const(node.input[1])
         if a.get("transA", 0):
-            x = self.em.constant(wa.T) if wa is not None else self.em.transpose(self.value(node.input[0], node), [1, 0])
+            x = self.em.constant(wa.T, node.input[0]) if wa is not None else self.em.transpose(self.value(node.input[0], node), [1, 0])
         else:
             x = self.value(node.input[0], node)
         if wb is not None:
             bw = wb.T if a.get("transB", 0) else wb
             if alpha != 1.0:
                 bw, alpha = (bw * alpha).astype(bw.dtype), 1.0
-            w = self.em.constant(np.ascontiguousarray(bw))
+            w = self.em.constant(np.ascontiguousarray(bw), node.input[1])
         else:
             w = self.value(node.input[1], node)
             if a.get("transB", 0):
@@ -827,7 +873,7 @@ class Importer:
                 f"%s = arith.constant {alpha!r} : {el}", f"%r = arith.mulf {args[0]}, %s : {el}"])  # fmt: skip
         if len(node.input) > 2 and node.input[2]:
             c = self.const(node.input[2])
-            cv = self.em.constant((c * beta).astype(c.dtype)) if c is not None else self.value(node.input[2], node)
+            cv = self.em.constant((c * beta).astype(c.dtype), node.input[2]) if c is not None else self.value(node.input[2], node)
             y = self.em.elementwise([y, cv], y.shape, y.dtype, lambda args, el: [f"%r = arith.addf {args[0]}, {args[1]} : {el}"])
         return y
 
@@ -898,18 +944,18 @@ class Importer:
         name = self.em.fresh()
         y = Value(name, shape, x.dtype, "nhwc")
         if group == 1:
-            wv = self.em.constant(np.ascontiguousarray(w.transpose(2, 3, 1, 0)))  # (kh, kw, c, f)
+            wv = self.em.constant(np.ascontiguousarray(w.transpose(2, 3, 1, 0)), node.input[1])  # (kh, kw, c, f)
             self.em.emit(f"{name} = linalg.conv_2d_nhwc_hwcf {attrs} ins({xp.name}, {wv.name} : {xp.type}, {wv.type}) "
                          f"outs({acc} : {y.type}) -> {y.type}")  # fmt: skip
         elif group == c and cg == 1 and f == c:
-            wv = self.em.constant(np.ascontiguousarray(w[:, 0].transpose(1, 2, 0)))  # (kh, kw, c)
+            wv = self.em.constant(np.ascontiguousarray(w[:, 0].transpose(1, 2, 0)), node.input[1])  # (kh, kw, c)
             self.em.emit(f"{name} = linalg.depthwise_conv_2d_nhwc_hwc {attrs} ins({xp.name}, {wv.name} : {xp.type}, {wv.type}) "
                          f"outs({acc} : {y.type}) -> {y.type}")  # fmt: skip
         else:
             raise ImportError_(f"grouped convolution with group={group} (only 1 and depthwise are supported)")
         if len(node.input) > 2 and node.input[2]:
             b = self.const(node.input[2])
-            bv = self.em.constant(b) if b is not None else self.value(node.input[2], node)
+            bv = self.em.constant(b, node.input[2]) if b is not None else self.value(node.input[2], node)
             y = self.em.elementwise([y, bv], y.shape, y.dtype, lambda args, el: [f"%r = arith.addf {args[0]}, {args[1]} : {el}"])
             y.layout = "nhwc"
         return y
@@ -923,8 +969,8 @@ class Importer:
         s = scale / np.sqrt(var + a.get("epsilon", 1e-5))
         shift = bias - mean * s
         extra = () if x.layout == "nhwc" else (1,) * (len(x.shape) - 2)
-        sv = self.em.constant(s.astype(x.dtype).reshape(-1, *extra))
-        bv = self.em.constant(shift.astype(x.dtype).reshape(-1, *extra))
+        sv = self.em.constant(s.astype(x.dtype).reshape(-1, *extra), node.input[1])
+        bv = self.em.constant(shift.astype(x.dtype).reshape(-1, *extra), node.input[2])
         out = self.em.elementwise([x, sv, bv], x.shape, x.dtype, lambda args, el: [
             f"%m = arith.mulf {args[0]}, {args[1]} : {el}", f"%r = arith.addf %m, {args[2]} : {el}"])  # fmt: skip
         out.layout = x.layout
@@ -1114,7 +1160,33 @@ _FOLDABLE: dict[str, Callable] = {
     "Equal": lambda n, ins, a, imp: [ins[0] == ins[1]],
     "Where": lambda n, ins, a, imp: [np.where(ins[0], ins[1], ins[2])],
     "Expand": lambda n, ins, a, imp: [ins[0] * np.ones([int(d) for d in ins[1]], ins[0].dtype)],
+    "Mod": lambda n, ins, a, imp: [np.fmod(ins[0], ins[1]) if a.get("fmod", 0) else np.mod(ins[0], ins[1])],
+    "Min": lambda n, ins, a, imp: [np.minimum.reduce(np.broadcast_arrays(*ins))],
+    "Max": lambda n, ins, a, imp: [np.maximum.reduce(np.broadcast_arrays(*ins))],
+    "Abs": lambda n, ins, a, imp: [np.abs(ins[0])],
+    "Floor": lambda n, ins, a, imp: [np.floor(ins[0])],
+    "Ceil": lambda n, ins, a, imp: [np.ceil(ins[0])],
+    "Pow": lambda n, ins, a, imp: [np.power(ins[0], ins[1]).astype(ins[0].dtype)],
+    "Less": lambda n, ins, a, imp: [ins[0] < ins[1]],
+    "Greater": lambda n, ins, a, imp: [ins[0] > ins[1]],
+    "LessOrEqual": lambda n, ins, a, imp: [ins[0] <= ins[1]],
+    "GreaterOrEqual": lambda n, ins, a, imp: [ins[0] >= ins[1]],
+    "Not": lambda n, ins, a, imp: [np.logical_not(ins[0])],
+    "And": lambda n, ins, a, imp: [np.logical_and(ins[0], ins[1])],
+    "Or": lambda n, ins, a, imp: [np.logical_or(ins[0], ins[1])],
+    "Tile": lambda n, ins, a, imp: [np.tile(ins[0], [int(r) for r in ins[1]])],
+    "ReduceProd": lambda n, ins, a, imp: [_np_reduce(np.prod, ins, a)],
+    "ReduceSum": lambda n, ins, a, imp: [_np_reduce(np.sum, ins, a)],
 }
+
+
+def _np_reduce(fn, ins, a):
+    axes = ins[1] if len(ins) > 1 else a.get("axes")
+    if axes is None or len(axes) == 0:
+        if a.get("noop_with_empty_axes", 0) and axes is not None:
+            return ins[0]
+        axes = range(ins[0].ndim)
+    return fn(ins[0], axis=tuple(int(x) for x in axes), keepdims=bool(a.get("keepdims", 1))).astype(ins[0].dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -1151,6 +1223,15 @@ def load_model(path: str):
         raise ImportError_(f"'{path}' is not an ONNX model: {str(exc).strip() or type(exc).__name__}") from None
     if not model.graph.node and not model.graph.output:
         raise ImportError_(f"'{path}' is not an ONNX model: it has no graph")
+    if any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer):
+        # Weights saved beside the model (save_as_external_data): read them
+        # from the model's folder, as onnx.load does.
+        from onnx.external_data_helper import load_external_data_for_model
+
+        try:
+            load_external_data_for_model(model, str(Path(path).resolve().parent))
+        except Exception as exc:  # noqa: BLE001 - missing or short data files
+            raise ImportError_(f"'{path}': cannot read its external weights: {exc}") from None
     return model
 
 

@@ -28,6 +28,7 @@ from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 from .driver import LineIndex
 from .errors import to_diagnostic
 from .grammar import Frontend, GrammarBuildError, frontend_for
+from .resources import find_file_metadata
 from .verify import source_loc, verify_module
 
 __all__ = [
@@ -88,12 +89,21 @@ def parse_module(
 
         ctx = make_context(allow_unregistered)
     allow = allow_unregistered or ctx.allow_unregistered
+    index = LineIndex(text)
+    # The `{-# dialect_resources ... #-}` sections (large constants), found
+    # first: the ops end before the ones that close the file, the lexer steps
+    # over the others, and only the blobs the ops name are decoded.
+    meta = find_file_metadata(text, filename, index)
+    end = len(text) if meta is None else meta.end
+    body = text if end == len(text) else text[:end]
     with _LOCK:
         try:
-            fe = frontend_for(ctx, text)
+            fe = frontend_for(ctx, body)
         except GrammarBuildError as e:
             raise DiagnosticError(Diagnostic("error", str(e), None)) from None
-        module = _parse(fe, ctx, text, filename, allow)
+        resources = {} if meta is None else meta.resources.get("builtin", {})
+        skips = None if meta is None else meta.skips
+        module = _parse(fe, ctx, text, filename, allow, index, end, body, resources, skips)
     if verify:
         try:
             verify_module(module)
@@ -104,24 +114,35 @@ def parse_module(
     return module
 
 
-def _parse(fe: Frontend, ctx: Context, text: str, filename: str, allow: bool) -> ModuleOp:
+def _parse(fe: Frontend, ctx: Context, text: str, filename: str, allow: bool, *rest) -> ModuleOp:
     if fe.busy:
         # A callback of this very parse (a dialect's verifier, say) parsing again.
         raise DiagnosticError(Diagnostic("error", "parse_module is not re-entrant", None))
     fe.busy = True
     try:
-        return _parse_unlocked(fe, ctx, text, filename, allow)
+        return _parse_unlocked(fe, ctx, text, filename, allow, *rest)
     finally:
         fe.busy = False
 
 
-def _parse_unlocked(fe: Frontend, ctx: Context, text: str, filename: str, allow: bool) -> ModuleOp:
+def _parse_unlocked(
+    fe: Frontend,
+    ctx: Context,
+    text: str,
+    filename: str,
+    allow: bool,
+    index: LineIndex,
+    end: int,
+    body: str,
+    resources: dict,
+    skips: dict[int, int] | None,
+) -> ModuleOp:
+    """Parse ``text[:end]`` (``body``); ``resources`` are the blobs of the
+    file's metadata sections by key, ``skips`` the sections between ops."""
     b = fe.builder
     b.ctx = ctx
     parser = fe.fast
     terminals = parser.terminals_by_name
-
-    index = LineIndex(text)
 
     def parse_alias(begin: int, end: int):
         try:
@@ -129,11 +150,11 @@ def _parse_unlocked(fe: Frontend, ctx: Context, text: str, filename: str, allow:
         except UnexpectedInput as e:
             raise to_diagnostic(e, filename, terminals) from None
 
-    b.reset(filename, text, allow, _prescan_aliases(text), parse_alias)
+    b.reset(filename, text, allow, _prescan_aliases(body), parse_alias, resources)
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return parser.parse(text, "start", 0, len(text), index)
+        return parser.parse(text, "start", 0, end, index, skips)
     except UnexpectedInput as e:
         raise to_diagnostic(e, filename, terminals) from None
     except DiagnosticError:

@@ -316,6 +316,32 @@ def dense_from_text(token: str, typ: Attribute) -> DenseIntOrFPElementsAttr:
     return DenseIntOrFPElementsAttr(typ, BytesAttr(raw))
 
 
+def dense_from_blob(raw: bytes, typ: Attribute) -> DenseIntOrFPElementsAttr:
+    """A resource blob's data (raw little-endian elements) with its shaped type."""
+    import numpy as np
+
+    if not isinstance(typ, TensorType | VectorType | MemRefType):
+        raise AttrError(f"dense_resource needs a tensor, vector or memref type, got '{typ}'")
+    shape = tuple(typ.get_shape())
+    if any(d < 0 for d in shape):
+        raise AttrError("dense_resource attribute should have a static shape")
+    elt = typ.get_element_type()
+    complex_elt = isinstance(elt, ComplexType)
+    dtype = _np_dtype(elt.element_type if complex_elt else elt)
+    if dtype is None:
+        raise AttrError(f"dense elements of type '{elt}' are not supported")
+    itemsize = dtype.itemsize * (2 if complex_elt else 1)
+    n = math.prod(shape)
+    if len(raw) != n * itemsize:
+        raise AttrError(
+            f"the resource blob holds {len(raw)} bytes but the type '{typ}' needs {n * itemsize}"
+        )
+    if isinstance(elt, IntegerType) and elt.width.data == 1:
+        # One byte per i1 in a blob; xDSL stores `true` as all ones.
+        raw = np.where(np.frombuffer(raw, np.uint8) != 0, 0xFF, 0).astype(np.uint8).tobytes()
+    return DenseIntOrFPElementsAttr(typ, BytesAttr(raw))
+
+
 def dense_array(elt: Attribute, values: list[tuple[str, str]]) -> DenseArrayBase:
     """``array<i32: 1, 2>`` -> DenseArrayBase (``values`` are (kind, text) pairs)."""
     if isinstance(elt, IntegerType):

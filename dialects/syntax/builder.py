@@ -161,9 +161,13 @@ class IRBuilder:
         allow_unregistered: bool = False,
         alias_sources: dict[str, tuple[int, int, int]] | None = None,
         parse_alias: Callable[[int, int], Any] | None = None,
+        resources: dict[str, Any] | None = None,
     ) -> None:
         self.filename = filename
         self.text = text
+        # key -> Blob of the file's `dialect_resources: {builtin: ...}` section.
+        self.resources = resources or {}
+        self.resource_cache: dict[tuple[str, Any], Attribute] = {}
         self.allow_unregistered = allow_unregistered
         if len(self._type_cache) > 4096:
             self._type_cache.clear()
@@ -1062,6 +1066,32 @@ class IRBuilder:
             raise self.error(str(e), tok) from None
         except (VerifyException, ValueError, OverflowError) as e:
             raise self.error(f"invalid dense literal: {e}", tok) from None
+
+    def dense_resource_attr(self, c):
+        """``dense_resource<key> : type``: the blob of the file's resource
+        section, as a dense attribute (one copy per key and type).  A key
+        without a blob (``__elided__``) stays a DenseResourceAttr, as in MLIR."""
+        tok, typ = c
+        body = tok.value[len("dense_resource<") : -1]
+        key = A.decode_string(body) if body.startswith('"') else body
+        hit = self.resource_cache.get((key, typ))
+        if hit is not None:
+            return hit
+        blob = self.resources.get(key)
+        if blob is None:
+            from xdsl.dialects.builtin import DenseResourceAttr
+
+            attr = DenseResourceAttr.from_params(key, typ)
+        else:
+            from .resources import blob_bytes
+
+            try:
+                _, raw = blob_bytes(self.text, blob)
+                attr = A.dense_from_blob(raw, typ)
+            except (A.AttrError, ValueError) as e:
+                raise self.error(f"resource '{key}': {e}", tok) from None
+        self.resource_cache[(key, typ)] = attr
+        return attr
 
     def dense_array_attr(self, c):
         typ, elems = c

@@ -233,9 +233,12 @@ class FastParser:
         begin: int = 0,
         end: int | None = None,
         index: LineIndex | None = None,
+        skips: dict[int, int] | None = None,
     ):
         """Parse ``text[begin:end]`` from the start symbol ``start``; token
-        positions stay offsets into the whole ``text``."""
+        positions stay offsets into the whole ``text``.  ``skips`` maps the
+        start of a ``{-# ... #-}`` section between top-level ops to its end:
+        the lexer steps over it like whitespace."""
         states = self.states
         scanners = self.scanners
         keywords = self.keywords
@@ -253,8 +256,15 @@ class FastParser:
                 pos = _SKIP_RE.match(text, pos, end).end()
                 if pos >= end:
                     break
+                if skips and pos in skips:
+                    pos = skips[pos]
+                    continue
                 self._bad_char(text, pos, index, state_stack, end)
             ttype = m.lastgroup
+            if ttype == "LBRACE" and skips and m.start(ttype) in skips:
+                # `{-#` where an attribute dictionary could start: the section.
+                pos = skips[m.start(ttype)]
+                continue
             pos = m.end()
             if ttype in filtered:
                 # Punctuation the rules drop: no token object needed.

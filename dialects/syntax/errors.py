@@ -26,6 +26,7 @@ _NAMES = {
     "BANG_ID": "type ('!dialect.type')",
     "HASH_ID": "attribute ('#dialect.attr')",
     "DENSE": "dense<...> literal",
+    "DENSE_RESOURCE": "dense_resource<...> literal",
     "OPAQUE_ATTR": "attribute",
     "ANGLE_BODY": "'<...>'",
     "DIMS": "shape (e.g. '2x3x')",

@@ -254,6 +254,8 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
         ("tensor<?xf32>", "%r = tensor.empty(%n) : tensor<?xf32>", "'tensor.empty' op cannot be lowered: dynamic shapes"),
         ("f32", '%r = "mylib.op"() : () -> f32', "'mylib.op' op cannot be lowered: no pass in the pipeline lowers it"),
         ("i128", "%r = arith.constant 1 : i128", "'arith.constant' op cannot be lowered: unsupported type i128"),
+        ("tensor<2xf32>", "%r = arith.constant dense_resource<__elided__> : tensor<2xf32>",
+         "cannot be lowered: dense_resource<__elided__> has no blob in the file's dialect_resources section"),
         # a table read at (k, index_cast(id)): not a gather, and no elementwise kernel reads a table
         ("tensor<2x4xf32>",
          "%t = arith.constant dense<1.0> : tensor<4x5xf32>\n  %ids = arith.constant dense<[1, 2]> : tensor<2xi64>\n"

@@ -171,6 +171,37 @@ def test_gather_embedding_and_constant_shape_arithmetic():
     run_both(m, {"ids": np.array([[0, 9, 3], [3, 3, 1]], np.int64)})
 
 
+def test_constant_nodes_and_folded_shape_arithmetic():
+    """Constant nodes and what exporters compute from shapes (Shape, Mod, Max,
+    Range, ConstantOfShape, Expand, Where, ...) become constants at import."""
+    b = M.Builder()
+    k = b.op("Constant", [], value=numpy_helper_from(rand(3, 4, seed=3)))
+    two = b.op("Constant", [], value_int=2)
+    half = b.op("Constant", [], value_float=0.5)
+    shp = b.op("Shape", ["x"])  # [6, 4]
+    n = b.op("Gather", [shp, b.init(np.array(0, np.int64))], axis=0)
+    n = b.op("Max", [b.op("Mod", [n, b.init(np.array(4, np.int64))]), two])  # max(6 % 4, 2) = 2
+    rows = b.op("Div", [b.op("Gather", [shp, b.init(np.array(0, np.int64))], axis=0), n])  # 3
+    new = b.op("Concat", [b.op("Unsqueeze", [rows, b.init(np.array([0], np.int64))]), b.init(np.array([-1], np.int64))], axis=0)
+    xr = b.op("Reshape", ["x", new])  # [3, 8]
+    ones = b.op("ConstantOfShape", [b.op("Shape", [k])], value=numpy_helper_from(np.array([1.0], np.float32)))
+    r = b.op("Cast", [b.op("Range", [b.init(np.array(0, np.int64)), b.init(np.array(4, np.int64)), b.init(np.array(1, np.int64))])],
+             to=TensorProto.FLOAT)  # fmt: skip
+    mask = b.op("Where", [b.op("Less", [r, b.init(np.float32(2))]), r, b.op("Neg", [r])])  # [0, 1, -2, -3]
+    kk = b.op("Mul", [b.op("Add", [k, b.op("Expand", [mask, b.op("Shape", [k])])]), b.op("Mul", [ones, half])])
+    left = b.op("Slice", [xr, b.init(np.array([0], np.int64)), b.init(np.array([4], np.int64)), b.init(np.array([1], np.int64))])
+    b.op("Add", [left, kk])
+    b.nodes[-1].output[0] = "y"
+    m = M.model(b.nodes, [("x", F, [6, 4])], [("y", F, [3, 4])], b.inits)
+    run_both(m, {"x": rand(6, 4)})
+
+
+def numpy_helper_from(a):
+    from onnx import numpy_helper
+
+    return numpy_helper.from_array(np.asarray(a))
+
+
 def test_mobilenet_v2_block():
     run_both(M.mobilenet_block(), {"x": rand(1, 16, 16, 16)})
 
@@ -205,6 +236,33 @@ def _tool(name, *args, cwd):
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
+def test_weights_are_resources_and_load_zero_copy(tmp_path):
+    """Initializers become dense_resource blobs named after them; in the BEF they
+    are tensors that are views of the mapped file."""
+    from tfrt.bef.reader import read_bef
+    from tfrt.bef.writer import write_bef
+    from tfrt.dialects.syntax import parse_module
+    from tfrt.passes.compiler import compile_module
+
+    m = M.mobilenet_block()
+    text = import_onnx(m)
+    body, _, section = text.partition("\n{-#\n")
+    assert "dense_resource<w1__bn_folded> : tensor<1x1x16x96xf32>" in body
+    assert '"0x' not in body  # no weight bytes inline
+    assert section.startswith("  dialect_resources: {\n    builtin: {\n      w1__bn_folded: \"0x04000000")
+    module = parse_module(text, "block.mlir")
+    compile_module(module)
+    (tmp_path / "block.bef").write_bytes(write_bef(module))
+    bef = read_bef(tmp_path / "block.bef")
+    fn = bef.function("main")
+    mapped = np.frombuffer(bef.source, np.uint8)
+    tensors = [bef.attribute(off) for k, names in zip(fn.kernels, fn.attribute_names) if k.name == "tfrt_array.constant"
+               for off in k.attrs]  # fmt: skip
+    tensors = [t for t in tensors if isinstance(t, np.ndarray) and t.size > 16]
+    assert len(tensors) >= 3
+    assert all(np.shares_memory(t, mapped) for t in tensors)
+
+
 def test_tools_import_compile_and_run(tmp_path):
     m = M.mobilenet_block()
     onnx.save(m, tmp_path / "block.onnx")
@@ -234,6 +292,21 @@ def test_bad_files_are_clear_errors(tmp_path):
     onnx.save(one("Hardmax", [("x", F, [2, 3])], [2, 3]), tmp_path / "h.onnx")
     r = _tool("tfrt_compile", "h.onnx", cwd=tmp_path)
     assert r.returncode == 1 and "node 'n0' (Hardmax): unsupported operator" in r.stderr, r.stderr
+
+
+def test_external_weights_are_read_from_the_models_folder(tmp_path):
+    m = M.mobilenet_block()
+    x = rand(1, 16, 16, 16)
+    want = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    onnx.save(m, tmp_path / "block.onnx", save_as_external_data=True, all_tensors_to_one_file=True,
+              location="block.weights", size_threshold=0)  # fmt: skip
+    assert (tmp_path / "block.weights").stat().st_size > 10_000
+    got = tfrt.api.load(tmp_path / "block.onnx").call("main", x)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    (tmp_path / "block.weights").unlink()
+    r = _tool("import_onnx", "block.onnx", cwd=tmp_path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "'block.onnx': cannot read its external weights" in r.stderr, r.stderr
 
 
 def test_resnet50_224_through_the_tools(tmp_path):
