@@ -185,6 +185,20 @@ class NpyReader:
             except OSError as exc:
                 raise ValueSpecError(f"cannot open '{path}': {exc.strerror}") from None
             self._files[path] = f
+        # np.load guesses the format from the first bytes: an .npz archive
+        # would come back as an NpzFile, anything else as a pickle error.
+        try:
+            start = f.tell()
+        except OSError:
+            raise ValueSpecError(f"'{path}' is not a regular file (a pipe?)") from None
+        magic = f.read(6)
+        if not magic:
+            raise ValueSpecError(f"'{path}' has no more arrays" if start else f"'{path}' is empty")
+        if magic.startswith(b"PK"):
+            raise ValueSpecError(f"'{path}' is an .npz archive; @FILE takes .npy files (np.save)")
+        if magic != b"\x93NUMPY":
+            raise ValueSpecError(f"'{path}' is not a numpy .npy file")
+        f.seek(start)
         try:
             return np.load(f, allow_pickle=False)
         except EOFError:

@@ -41,6 +41,7 @@ it, an empty value skips it; results past the last ``--output`` print.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -486,6 +487,18 @@ def _invoke(opts: Options, program: Any, host: Any, diags: RuntimeDiagnostics) -
             f"{len(opts.outputs)} --output given\n"
         )
         return 1
+    # A bad --output found only after a long run would throw the run away.
+    for i, spec in enumerate(opts.outputs):
+        if spec in ("", "-"):
+            continue
+        if spec[0] not in "@+":
+            what = "expected -, @file.npy or +file.npy"
+            sys.stderr.write(f"{PROG}: error: --output #{i} ('{spec}'): {what}\n")
+            return 1
+        folder = os.path.dirname(spec[1:]) or "."
+        if not os.path.isdir(folder):
+            sys.stderr.write(f"{PROG}: error: --output #{i} ('{spec}'): no directory '{folder}'\n")
+            return 1
     npy = NpyReader()
     args = []
     try:
@@ -523,10 +536,6 @@ def _invoke(opts: Options, program: Any, host: Any, diags: RuntimeDiagnostics) -
             continue
         if spec == "-":
             out.write(format_result(i, av.value, t, opts.print_max_element_count) + "\n")
-            continue
-        if spec[0] not in "@+":
-            sys.stderr.write(f"{PROG}: error: --output #{i} ('{spec}'): expected -, @file.npy or +file.npy\n")
-            status = 1
             continue
         value = av.value
         if hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray):

@@ -1,10 +1,13 @@
 // XOR inference with the weights train.mlir learned.
 //
 //   tfrt_compile samples/xor/infer.mlir -o infer.bef
-//   bef_executor infer.bef --function=infer --input=2x2xf32=0,0,1,1 ... (see README.md)
+//   bef_executor infer.bef --function=infer --input=4x2xf32=0,0,0,1,1,0,1,1 \
+//       --input=@weights.npy --input=@weights.npy --input=@weights.npy --input=@weights.npy
 //
 // @infer(x, w1, b1, w2, b2) = sigmoid(sigmoid(x w1 + b1) w2 + b2) for a batch
-// of four inputs, the weights read from the .npy file training wrote.
+// of four inputs, the weights read from the .npy file training wrote (each
+// @weights.npy reads the file's next array: w1, b1, w2, b2).  It prints one
+// line per input and returns the four outputs.
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
@@ -40,5 +43,22 @@ func.func @infer(%x: tensor<4x2xf32>, %w1: tensor<2x8xf32>, %b1: tensor<8xf32>,
     %r = arith.divf %one, %d : f32
     linalg.yield %r : f32
   } -> tensor<4x1xf32>
+
+  // One line per example: its two inputs, the output, and the output rounded
+  // to a class (1 when above 0.5).
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %half = arith.constant 0.5 : f32
+  scf.for %i = %c0 to %c4 step %c1 {
+    %a = tensor.extract %x[%i, %c0] : tensor<4x2xf32>
+    %b = tensor.extract %x[%i, %c1] : tensor<4x2xf32>
+    %y = tensor.extract %out[%i, %c0] : tensor<4x1xf32>
+    %ai = arith.fptosi %a : f32 to i32
+    %bi = arith.fptosi %b : f32 to i32
+    %above = arith.cmpf ogt, %y, %half : f32
+    %cls = arith.extui %above : i1 to i32
+    printf.print_format "{} xor {} -> {} ({})\n", %ai : i32, %bi : i32, %y : f32, %cls : i32
+  }
   return %out : tensor<4x1xf32>
 }

@@ -1,12 +1,15 @@
 // XOR, learned by a 2-8-1 sigmoid network trained with plain gradient descent.
 //
 //   tfrt_compile samples/xor/train.mlir -o train.bef
-//   bef_executor train.bef --function=train --output=@weights.npy
+//   bef_executor train.bef --function=train \
+//       --output=@weights.npy --output=+weights.npy --output=+weights.npy --output=+weights.npy
 //
 // @train runs the whole training loop (scf.for, the weights carried as
 // iteration arguments), prints the loss every 250 steps, and returns the
-// trained weights and the last loss.  The initial weights are constants
-// (standard normal draws from numpy's default_rng(0)); biases start at zero.
+// trained weights w1, b1, w2, b2 and the last loss; the --output flags above
+// write the four weights, in order, into one .npy file (infer.mlir reads it).
+// The initial weights are constants: standard normal draws from numpy's
+// default_rng(0), w1 then w2, rounded to 6 decimals; biases start at zero.
 // Loss: mean squared error over the four examples; learning rate 2.
 
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -116,6 +118,27 @@ def test_npy_inputs_read_successive_arrays(tmp_path):
     bad.write_bytes(b"not numpy")
     with pytest.raises(ValueSpecError, match="not a numpy"):
         parse_input(f"@{bad}", None)
+
+
+def test_npy_inputs_reject_other_files_by_name(tmp_path):
+    # np.load alone would hand back an NpzFile for an archive, and blame pickling for text.
+    npz = tmp_path / "w.npz"
+    np.savez(npz, a=np.zeros(2, np.float32))
+    with pytest.raises(ValueSpecError, match=r"is an \.npz archive"):
+        parse_input(f"@{npz}", "tensor<2xf32>")
+    text = tmp_path / "w.npy"
+    text.write_text("1 2 3\n")
+    with pytest.raises(ValueSpecError, match=r"'.*w\.npy' is not a numpy \.npy file$"):
+        parse_input(f"@{text}", None)
+    empty = tmp_path / "e.npy"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueSpecError, match="is empty"):
+        parse_input(f"@{empty}", None)
+    r, w = os.pipe()
+    os.close(w)
+    with pytest.raises(ValueSpecError, match="not a regular file"):
+        parse_input(f"@/dev/fd/{r}", None)
+    os.close(r)
 
 
 def test_raw_binary_inputs(tmp_path):

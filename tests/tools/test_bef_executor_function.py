@@ -78,12 +78,24 @@ def test_outputs_to_npy_and_compiled_bef(src, tmp_path):
         (["--function=get", "--input=@missing.npy", "--input=1"], "cannot open 'missing.npy'"),
         (["--input=4xi32=1"], "--input and --output need --function=NAME"),
         (["--function=get", "--input=4xi32=1", "--input=1", "--output=#y"], "expected -, @file.npy or +file.npy"),
+        (["--function=get", "--input=4xi32=1", "--input=1", "--output=@nodir/y.npy"],
+         "--output #0 ('@nodir/y.npy'): no directory 'nodir'"),
     ],
 )
 def test_bad_arguments_are_reported(src, tmp_path, args, message):
     out = _run(src, *args, cwd=tmp_path)
     assert out.returncode == 1
     assert message in out.stderr
+    assert "Traceback" not in out.stderr
+    # Nothing ran: a bad argument is found before the function is called.
+    assert "EXEC" not in out.stdout
+
+
+def test_an_npz_archive_is_not_an_npy_input(src, tmp_path):
+    np.savez(tmp_path / "t.npz", t=np.arange(4, dtype=np.int32))
+    out = _run(src, "--function=get", "--input=@t.npz", "--input=1", cwd=tmp_path)
+    assert out.returncode == 1
+    assert "--input #0 ('@t.npz'): 't.npz' is an .npz archive" in out.stderr
     assert "Traceback" not in out.stderr
 
 
