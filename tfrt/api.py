@@ -4,6 +4,7 @@
     prog = tfrt.load("add.bef")            # a path, BEF bytes, or a .mlir path/text
     prog.call("add", 1, 2)                  # -> 3
     futures = prog.call_async("add", 1, 2)  # -> [AsyncValue]; prog.wait(futures)
+    pending = prog.submit("add", 1, 2)      # -> Call: .result(timeout=5), .cancel()
 
 Arguments are converted by the function's argument types (``i1`` -> bool,
 integers -> int checked for range, ``f16``/``f32`` -> numpy scalars, ``f64`` ->
@@ -15,6 +16,14 @@ ValueError) naming the argument.  ``call`` returns None, one value, or a
 tuple; an error result raises :class:`ExecutionError`.  Runtime diagnostics
 (errors with the kernel's location) are kept in ``Program.diagnostics``.
 
+``call`` and ``submit`` may be used from many threads at once.  On a
+threaded work queue (``mstd``) a call returns once its results are available
+and every kernel of the call has run (its request's :class:`WorkTracker`),
+without waiting for other calls' work; on ``s`` the calling thread runs the
+queued work, then quiesces the queue.  ``Call.cancel()`` cancels one call:
+its kernels and tasks that have not started are skipped, and its results
+become CANCELLED errors (``result()`` raises :class:`CancelledError`).
+
 Loading a ``.mlir`` input imports the compiler (xDSL, lark); BEF input needs
 only the runtime.
 """
@@ -22,11 +31,12 @@ only the runtime.
 from __future__ import annotations
 
 import os
+import time
 from typing import Any, Sequence
 
 from numpy import ndarray
 
-from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorInfo
+from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorCode, ErrorInfo
 from tfrt.bef import program as bp
 from tfrt.executor import BEFFunction, BEFProgram, NativeFunction, set_recursion_limit
 from tfrt.host_context import (
@@ -34,10 +44,11 @@ from tfrt.host_context import (
     ExecutionContext,
     HostContext,
     RequestContext,
+    WorkTracker,
 )
 from tfrt.values import ValueSpecError, converter
 
-__all__ = ["ExecutionError", "Program", "load"]
+__all__ = ["Call", "CancelledError", "ExecutionError", "Program", "load"]
 
 
 class ExecutionError(RuntimeError):
@@ -48,12 +59,24 @@ class ExecutionError(RuntimeError):
         self.info = info
         self.code = info.code
         where = ""
-        for d in diagnostics:
+        # The latest report of this message (diagnostics only grow).
+        for d in reversed(diagnostics):
             if d.message == info.message and d.location is not None:
                 flc = bp.file_line_col(d.location)
                 if flc is not None:
                     where = f" (at {flc.file}:{flc.line}:{flc.col})"
+                    break
         super().__init__(f"'{function}' failed: {info.message}{where}")
+
+
+class CancelledError(ExecutionError):
+    """A function's result is the cancellation error (its request was cancelled)."""
+
+
+def _raise_error(function: str, info: ErrorInfo, diagnostics: Sequence[DecodedDiagnostic]) -> None:
+    if info.code == ErrorCode.CANCELLED:
+        raise CancelledError(function, info, diagnostics)
+    raise ExecutionError(function, info, diagnostics)
 
 
 def _fits(conv: Any, value: Any) -> bool:
@@ -130,19 +153,50 @@ class Program:
                 values = list(args)
         if values is None:
             values = self._convert(fn, convs, args)
-        out = fn.call_values(ExecutionContext(host, RequestContext(host)), values)
+        request = self._new_request()
+        out = fn.call_values(ExecutionContext(host, request), values)
         if type(out) is tuple:
             return _unwrap(out)
-        host.await_values(out)
-        # Kernels whose results feed no return value (prints) finish before
-        # the call returns, as they do on the compiled fast path.
-        host.quiesce()
+        self._finish(out, request, None)
         values = []
         for av in out:
             if av.state == ERROR:
-                raise ExecutionError(fn.name, av.value, self.diagnostics)
+                _raise_error(fn.name, av.value, self.diagnostics)
             values.append(av.value)
         return _unwrap(values)
+
+    def _new_request(self) -> RequestContext:
+        host = self.host
+        tracker = WorkTracker() if host.work_queue.threaded else None
+        return RequestContext(host, tracker=tracker)
+
+    def _finish(
+        self, results: Sequence[AsyncValue], request: RequestContext, timeout: float | None
+    ) -> bool:
+        """Wait for the results, then for the call's other kernels (prints)."""
+        host = self.host
+        deadline = None if timeout is None else time.monotonic() + timeout
+        if not host.await_values(results, timeout):
+            return False
+        # Kernels whose results feed no return value finish before the call
+        # returns, as they do on the compiled fast path.
+        tracker = request.tracker
+        if tracker is None:
+            host.quiesce()  # s: nothing else would run the queued work
+            return True
+        return tracker.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+
+    def submit(self, name: str, *args: Any) -> "Call":
+        """Start ``name`` and return a :class:`Call` handle (results, ``cancel``, ``result``).
+
+        Bad arguments raise here, as for :meth:`call`.  On ``s`` the inline
+        kernels run now and queued work runs when the call is waited for.
+        """
+        fn, convs = self._lookup(name)
+        values = [AsyncValue(CONCRETE, v) for v in self._convert(fn, convs, args)]
+        request = self._new_request()
+        results = fn.execute(ExecutionContext(self.host, request), values)
+        return Call(self, fn.name, request, results)
 
     def call_async(self, name: str, *args: Any) -> list[AsyncValue]:
         """Start ``name``; returns one AsyncValue per result, possibly unavailable."""
@@ -151,15 +205,73 @@ class Program:
         values = [AsyncValue(CONCRETE, v) for v in self._convert(fn, convs, args)]
         return fn.execute(exec_ctx, values)
 
-    def wait(self, values: Sequence[AsyncValue]) -> None:
-        """Block until every value is available (running queued work meanwhile)."""
-        self.host.await_values(list(values))
+    def wait(self, values: Sequence[AsyncValue], timeout: float | None = None) -> bool:
+        """Block until every value is available (running queued work meanwhile).
+
+        Returns False if ``timeout`` seconds passed first.
+        """
+        return self.host.await_values(list(values), timeout)
 
     def quiesce(self) -> None:
         self.host.quiesce()
 
     def close(self) -> None:
         self.host.shutdown()
+
+
+class Call:
+    """A call started by :meth:`Program.submit`.
+
+    ``results`` are its AsyncValues; ``cancel()`` cancels its request (kernels
+    and tasks not started yet are skipped, the results become CANCELLED);
+    ``wait(timeout)`` and ``result(timeout)`` are bounded waits.
+    """
+
+    __slots__ = ("_program", "function", "request", "results")
+
+    def __init__(
+        self, program: Program, function: str, request: RequestContext, results: list[AsyncValue]
+    ):
+        self._program = program
+        self.function = function
+        self.request = request
+        self.results = results
+
+    def cancel(self) -> None:
+        """Cancel the call (safe from any thread, and after it has finished)."""
+        self.request.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self.request.cancelled
+
+    def done(self) -> bool:
+        """Whether every result is available."""
+        return all(v.state for v in self.results)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the call has finished; False if ``timeout`` seconds passed first."""
+        return self._program._finish(self.results, self.request, timeout)
+
+    def result(self, timeout: float | None = None) -> Any:
+        """The call's value(s), as :meth:`Program.call` returns them.
+
+        Raises TimeoutError if it has not finished within ``timeout`` seconds,
+        :class:`CancelledError` if it was cancelled before its results were
+        computed, :class:`ExecutionError` for any other error result.
+        """
+        if not self.wait(timeout):
+            raise TimeoutError(f"'{self.function}' did not finish within {timeout} s")
+        values = []
+        for av in self.results:
+            if av.state == ERROR:
+                _raise_error(self.function, av.value, self._program.diagnostics)
+            values.append(av.value)
+        return _unwrap(values)
+
+    def __repr__(self) -> str:
+        state = "done" if self.done() else ("cancelled" if self.cancelled else "running")
+        return f"<Call {self.function!r} {state}>"
 
 
 def load(

@@ -10,10 +10,28 @@ is already available; otherwise the thread that resolves the value runs the
 pending callbacks, last registered first (TFRT keeps them on a lock-free
 stack, so they run in LIFO order).
 
-This sits on the executor's hot path, so the class is lean: ``__slots__``, a
-plain ``state`` int that readers test without a lock, and one module lock that
-only the unavailable path takes (a resolved value never changes again, so
-reading it needs no lock).
+Joining: :func:`when_all` is an AsyncValue that resolves once every given
+value has (to a combination of their payloads, or the first error), and
+:func:`run_when_ready` runs a callback then (TFRT's ``RunWhenReady``).
+
+This sits on the executor's and the task API's hot path, so the class is
+lean: ``__slots__``, a plain ``state`` int that readers test without a lock,
+and a waiter list created only for a value that someone waits on.  How the
+"unavailable -> available" transition is synchronized depends on the
+interpreter (see ``docs/scheduling.md``):
+
+* with the GIL, no lock at all: a resolver stores the payload, then the
+  state, then takes the waiters one ``list.pop()`` at a time; a thread that
+  adds a waiter appends it and then re-reads the state, and takes the
+  waiters itself if the value resolved meanwhile.  ``list.append`` and
+  ``list.pop`` are atomic and the GIL orders the plain loads and stores, so
+  every callback runs exactly once (only the first waiter's list creation
+  takes a lock, against a second thread creating it at the same time);
+* on a free-threaded build (``python3.13t``), or with the environment
+  variable ``TFRT_ASYNC_VALUE_LOCKS=1``, both sides take one of 64 striped
+  locks instead: free-threaded CPython gives no ordering between a plain
+  store and a later load of another field, which the lock-free protocol
+  needs.
 
 Example::
 
@@ -22,21 +40,37 @@ Example::
     v.set_value(42)                  # prints 42
     e = AsyncValue.make_error("something bad happened")
     e.is_error, e.error.code         # (True, 'INTERNAL')
+    s = when_all([AsyncValue.make_available(1), AsyncValue.make_available(2)], sum)
+    s.get()                          # 3
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 UNAVAILABLE = 0
 CONCRETE = 1
 ERROR = 2
 
-# One lock guards the transition "unavailable -> available" and the waiter
-# lists of every value.  Contention is low (Python holds the GIL anyway) and it
-# keeps each AsyncValue at three slots.
+
+def _gil_disabled() -> bool:
+    probe = getattr(sys, "_is_gil_enabled", None)
+    return probe is not None and not probe()
+
+
+#: True when AsyncValue synchronizes with striped locks (see the module docstring).
+USE_LOCKS = _gil_disabled() or os.environ.get("TFRT_ASYNC_VALUE_LOCKS", "") not in ("", "0")
+
+# Guards the creation of a waiter list (lock-free protocol), or, striped, every
+# transition of a value (locked protocol).
 _lock = threading.Lock()
+_lock_acquire = _lock.acquire
+_lock_release = _lock.release
+_STRIPES = 64
+_locks = tuple(threading.Lock() for _ in range(_STRIPES))
 
 
 class ErrorCode:
@@ -162,33 +196,18 @@ class AsyncValue:
             error = ErrorInfo(str(error), code)
         self._resolve(ERROR, error)
 
-    def _resolve(self, state: int, value: Any) -> None:
-        with _lock:
-            if self.state != UNAVAILABLE:
-                raise RuntimeError("an AsyncValue can be resolved only once")
-            # Store the payload before the state: lock-free readers test the
-            # state first.
-            self.value = value
-            self.state = state
-            waiters = self._waiters
-            self._waiters = None
-        if waiters:
-            _run_lifo(waiters)
+    def set_from(self, other: "AsyncValue") -> None:
+        """Resolve to the state and payload of the available value ``other``."""
+        self._resolve(other.state, other.value)
 
-    def and_then(self, callback: Callable[[], Any]) -> None:
+    # _resolve(state, value) and and_then(callback) are bound below, after
+    # the class, to the lock-free or the locked protocol.
+    def _resolve(self, state: int, value: Any) -> None:  # pragma: no cover - replaced
+        raise NotImplementedError
+
+    def and_then(self, callback: Callable[[], Any]) -> None:  # pragma: no cover - replaced
         """Run ``callback()`` now if available, else when the value resolves."""
-        if self.state:
-            callback()
-            return
-        with _lock:
-            if not self.state:
-                waiters = self._waiters
-                if waiters is None:
-                    self._waiters = [callback]
-                else:
-                    waiters.append(callback)
-                return
-        callback()
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         if self.state == CONCRETE:
@@ -196,6 +215,110 @@ class AsyncValue:
         if self.state == ERROR:
             return f"AsyncValue(error={self.value!r})"
         return "AsyncValue(<unavailable>)"
+
+
+_RESOLVED_TWICE = "an AsyncValue can be resolved only once"
+
+
+def _drain(waiters: list[Callable[[], Any]]) -> None:
+    """Run the callbacks of ``waiters``, last first, taking each with one atomic pop.
+
+    Two threads may drain the same list at once (a resolver and a late
+    ``and_then``); each callback is popped, so run, by exactly one of them.
+    A callback that raises does not stop the others; the first exception
+    is re-raised after them.
+    """
+    first_exc: BaseException | None = None
+    while waiters:
+        try:
+            cb = waiters.pop()
+        except IndexError:  # the other drainer took the last one
+            break
+        try:
+            cb()
+        except BaseException as exc:
+            if first_exc is None:
+                first_exc = exc
+    if first_exc is not None:
+        raise first_exc
+
+
+def _resolve_lock_free(self: AsyncValue, state: int, value: Any) -> None:
+    if self.state:
+        raise RuntimeError(_RESOLVED_TWICE)
+    # Payload before state: readers test the state without a lock.
+    self.value = value
+    self.state = state
+    waiters = self._waiters
+    if waiters is not None:
+        self._waiters = None
+        _drain(waiters)
+
+
+def _and_then_lock_free(self: AsyncValue, callback: Callable[[], Any]) -> None:
+    """Run ``callback()`` now if available, else when the value resolves."""
+    if self.state:
+        callback()
+        return
+    waiters = self._waiters
+    if waiters is None:
+        # (acquire/release: a ``with`` block costs twice as much on 3.11)
+        _lock_acquire()
+        try:
+            waiters = self._waiters
+            if waiters is None:
+                waiters = self._waiters = []
+        finally:
+            _lock_release()
+    waiters.append(callback)
+    # The resolver may have taken the waiters before the append: then the
+    # state is set by now and this thread runs what is left.
+    if self.state:
+        _drain(waiters)
+
+
+def _resolve_locked(self: AsyncValue, state: int, value: Any) -> None:
+    lock = _locks[(id(self) >> 4) % _STRIPES]
+    lock.acquire()
+    try:
+        if self.state:
+            raise RuntimeError(_RESOLVED_TWICE)
+        self.value = value
+        self.state = state
+        waiters = self._waiters
+        self._waiters = None
+    finally:
+        lock.release()
+    if waiters:
+        _drain(waiters)
+
+
+def _and_then_locked(self: AsyncValue, callback: Callable[[], Any]) -> None:
+    """Run ``callback()`` now if available, else when the value resolves."""
+    if self.state:
+        callback()
+        return
+    lock = _locks[(id(self) >> 4) % _STRIPES]
+    lock.acquire()
+    try:
+        if not self.state:
+            waiters = self._waiters
+            if waiters is None:
+                self._waiters = [callback]
+            else:
+                waiters.append(callback)
+            return
+    finally:
+        lock.release()
+    callback()
+
+
+if USE_LOCKS:
+    AsyncValue._resolve = _resolve_locked  # type: ignore[method-assign]
+    AsyncValue.and_then = _and_then_locked  # type: ignore[method-assign]
+else:
+    AsyncValue._resolve = _resolve_lock_free  # type: ignore[method-assign]
+    AsyncValue.and_then = _and_then_lock_free  # type: ignore[method-assign]
 
 
 class IndirectAsyncValue(AsyncValue):
@@ -217,16 +340,126 @@ class IndirectAsyncValue(AsyncValue):
         target.and_then(lambda: self._resolve(target.state, target.value))
 
 
-def _run_lifo(waiters: list[Callable[[], Any]]) -> None:
-    first_exc: BaseException | None = None
-    for cb in reversed(waiters):
+class _Join(AsyncValue):
+    """:func:`when_all`'s value: waits for its inputs one after another.
+
+    It waits on the first unavailable input only; when that one resolves it
+    skips every input that is available by then and waits on the next.  So
+    at most one of its callbacks is pending at any time, and its fields
+    need no lock even when the inputs resolve on different threads.  It is
+    its own callback (``__call__``), which saves a bound method per wait.
+    """
+
+    __slots__ = ("_values", "_next", "_combine", "_error", "_into")
+
+    def __init__(self, values: Sequence[AsyncValue], combine: Callable[[list], Any] | None) -> None:
+        self.state = UNAVAILABLE
+        self.value = None
+        self._waiters = None
+        self._values = values
+        self._next = 0
+        self._combine = combine
+        self._error: AsyncValue | None = None
+        # A task whose function returned this value resolves with it (set
+        # by the task instead of adding a callback; see host_context).
+        self._into: AsyncValue | None = None
+        self()
+
+    def __call__(self) -> None:
+        values = self._values
+        i = self._next
+        n = len(values)
+        while i < n:
+            v = values[i]
+            state = v.state
+            if not state:
+                self._next = i
+                v.and_then(self)  # resumes here (at v) once v resolves
+                return
+            if state == ERROR and self._error is None:
+                self._error = v
+            i += 1
+        self._values = None
+        err = self._error
+        if err is not None:
+            self._finish(ERROR, err.value)
+            return
+        combine = self._combine
+        payloads = [v.value for v in values]
+        if combine is None:
+            self._finish(CONCRETE, payloads)
+            return
         try:
-            cb()
-        except BaseException as exc:  # keep running the others, re-raise after
-            if first_exc is None:
-                first_exc = exc
-    if first_exc is not None:
-        raise first_exc
+            out = combine(payloads)
+        except Exception as exc:  # a bad combine function: an error value, not a crash
+            self._finish(ERROR, ErrorInfo(f"{type(exc).__name__}: {exc}"))
+            return
+        self._finish(CONCRETE, out)
+
+    def _finish(self, state: int, value: Any) -> None:
+        self._resolve(state, value)
+        _lock_acquire()
+        into = self._into
+        self._into = None
+        _lock_release()
+        if into is not None:
+            into._resolve(state, value)
+
+    def adopt(self, target: AsyncValue) -> bool:
+        """Make this join resolve ``target`` too; False if it has resolved already.
+
+        One lock round trip instead of a callback: either this sees the join
+        unresolved and ``_finish`` (which takes the lock after resolving)
+        finds ``target``, or this sees it resolved and the caller copies it.
+        """
+        _lock_acquire()
+        try:
+            if self.state or self._into is not None:
+                return False
+            self._into = target
+            return True
+        finally:
+            _lock_release()
+
+
+def when_all(
+    values: Iterable[AsyncValue], combine: Callable[[list], Any] | None = None
+) -> AsyncValue:
+    """An AsyncValue that resolves once every value in ``values`` is available.
+
+    It becomes the first error among ``values`` (in their order) if any is
+    an error, else ``combine(payloads)`` (the list of payloads when
+    ``combine`` is None; an exception from ``combine`` becomes an error).
+    No lock and one callback per wait: see :class:`_Join`.
+    """
+    if type(values) is not list:
+        values = list(values)
+    return _Join(values, combine)
+
+
+class _WhenReady:
+    """:func:`run_when_ready`'s waiter: the stepping of :class:`_Join`, then a callback."""
+
+    __slots__ = ("_values", "_next", "_callback")
+
+    def __init__(self, values: list[AsyncValue], callback: Callable[[], Any]) -> None:
+        self._values = values
+        self._next = 0
+        self._callback = callback
+
+    def __call__(self) -> None:
+        values = self._values
+        i = self._next
+        n = len(values)
+        while i < n:
+            v = values[i]
+            if not v.state:
+                self._next = i
+                v.and_then(self)
+                return
+            i += 1
+        self._values = None
+        self._callback()
 
 
 def run_when_ready(values: Iterable[AsyncValue], callback: Callable[[], Any]) -> None:
@@ -235,18 +468,7 @@ def run_when_ready(values: Iterable[AsyncValue], callback: Callable[[], Any]) ->
     if not pending:
         callback()
         return
-    remaining = [len(pending)]
-    guard = threading.Lock()
-
-    def one_ready() -> None:
-        with guard:
-            remaining[0] -= 1
-            done = remaining[0] == 0
-        if done:
-            callback()
-
-    for v in pending:
-        v.and_then(one_ready)
+    _WhenReady(pending, callback)()
 
 
 def first_error(values: Iterable[AsyncValue]) -> AsyncValue | None:

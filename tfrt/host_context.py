@@ -10,12 +10,24 @@ After TFRT's ``host_context`` library:
   cancellation and a :class:`ResourceContext` (``tfrt.once`` caches there).
 * :class:`ExecutionContext` is what kernels receive: host + request.
 
+Tasks: ``host.spawn(fn, *args)`` runs ``fn(*args)`` as one work-queue task
+and returns the AsyncValue of its result (TFRT's ``EnqueueWork``); a
+function that returns an AsyncValue resolves the task with it when it
+resolves, so a task can spawn children and return ``when_all(children)``.
+``exec_ctx.spawn`` does the same for a request: once the request is
+cancelled, its tasks that have not started resolve to the cancellation
+error without running.  The task object *is* its result value and the
+queue's callable, so spawning allocates one object (plus the argument
+tuple); ``docs/scheduling.md`` has the numbers.
+
 Example::
 
     host = HostContext(work_queue="s")
     exec_ctx = host.new_execution_context()
     v = host.enqueue_work(lambda: 1 + 2)      # an AsyncValue
     host.await_values([v]); v.get()           # 3
+    w = host.spawn(pow, 2, 10)
+    host.await_values([w]); w.get()           # 1024
 """
 
 from __future__ import annotations
@@ -30,10 +42,13 @@ from tfrt.async_value import (
     CANCELLED_ERROR,
     CONCRETE,
     ERROR,
+    UNAVAILABLE,
     AsyncValue,
     ErrorCode,
     ErrorInfo,
+    _Join,
 )
+from tfrt.kernels.registry import KernelError
 from tfrt.work_queue import WorkQueue, make_work_queue
 
 # ---------------------------------------------------------------------------
@@ -232,6 +247,86 @@ def _default_diag_handler(diag: DecodedDiagnostic) -> None:
 
 
 # ---------------------------------------------------------------------------
+# Tasks: one work-queue entry and the AsyncValue of its result in one object.
+
+
+class Task(AsyncValue):
+    """``fn(*args)`` as a work-queue task; the object is also the result's AsyncValue.
+
+    The queue calls the task; it runs ``fn`` and resolves itself with the
+    return value, or with an error (a :class:`KernelError` keeps its code;
+    any other exception becomes INTERNAL with its type and text).  A
+    returned AsyncValue is followed: the task resolves when it does.
+    """
+
+    __slots__ = ("_fn", "_args")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple) -> None:
+        self.state = UNAVAILABLE
+        self.value = None
+        self._waiters = None
+        self._fn = fn
+        self._args = args
+
+    def __call__(self) -> None:
+        fn = self._fn
+        args = self._args
+        if args is None:
+            return  # already ran (a task queued twice runs once)
+        self._fn = self._args = None  # let the arguments die with the call
+        try:
+            out = fn(*args)
+        except KernelError as exc:
+            self._resolve(ERROR, ErrorInfo(exc.message, exc.code))
+            return
+        except Exception as exc:  # a bug in the task: keep it an error value
+            self._resolve(ERROR, ErrorInfo(f"{type(exc).__name__}: {exc}"))
+            return
+        if isinstance(out, AsyncValue):
+            self._follow(out)
+            return
+        self._resolve(CONCRETE, out)
+
+    def _follow(self, out: AsyncValue) -> None:
+        if out.state:
+            self._resolve(out.state, out.value)
+        elif type(out) is _Join and out.adopt(self):
+            pass  # the join resolves this task too: no callback needed
+        elif out.state:  # resolved meanwhile, or adopted by another task
+            self._resolve(out.state, out.value)
+        else:
+            self._fn = out
+            out.and_then(self._forward)
+
+    def _forward(self) -> None:
+        src = self._fn
+        self._fn = None
+        self._resolve(src.state, src.value)
+
+
+class RequestTask(Task):
+    """A task of one request: it does not run once the request is cancelled."""
+
+    __slots__ = ("_request",)
+
+    def __init__(self, fn: Callable[..., Any], args: tuple, request: "RequestContext") -> None:
+        self.state = UNAVAILABLE
+        self.value = None
+        self._waiters = None
+        self._fn = fn
+        self._args = args
+        self._request = request
+
+    def __call__(self) -> None:
+        cancelled = self._request.cancel_value
+        if cancelled is not None and self._args is not None:
+            self._fn = self._args = None
+            self._resolve(ERROR, cancelled.value)
+            return
+        Task.__call__(self)
+
+
+# ---------------------------------------------------------------------------
 # Resource, request and execution contexts.
 
 
@@ -259,26 +354,88 @@ class ResourceContext:
             return value
 
 
+class WorkTracker:
+    """Counts the kernels of one request that have not run yet; :meth:`wait` for none.
+
+    The executor adds a function's kernels when an execution of the request
+    starts (a called function's execution starts inside a kernel of its
+    caller, so the count never drops to zero early) and counts each kernel
+    off when it has run or been skipped.  ``Program.call`` on a threaded
+    queue waits for this instead of for the whole queue to go idle, so
+    concurrent calls do not wait for each other's work.
+    """
+
+    __slots__ = ("_lock", "_pending", "_idle")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending = 0
+        self._idle: threading.Event | None = None
+
+    @property
+    def pending(self) -> int:
+        return self._pending
+
+    def add(self, n: int) -> None:
+        lock = self._lock
+        lock.acquire()
+        try:
+            if self._pending == 0 and self._idle is not None:
+                self._idle.clear()
+            self._pending += n
+        finally:
+            lock.release()
+
+    def done(self) -> None:
+        lock = self._lock
+        lock.acquire()
+        try:
+            pending = self._pending - 1
+            self._pending = pending
+            if pending == 0 and self._idle is not None:
+                self._idle.set()  # under the lock: an add() right after clears it again
+        finally:
+            lock.release()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until nothing is pending; False if ``timeout`` seconds passed first."""
+        lock = self._lock
+        lock.acquire()
+        try:
+            if self._pending == 0:
+                return True
+            idle = self._idle
+            if idle is None:
+                idle = self._idle = threading.Event()
+        finally:
+            lock.release()
+        return idle.wait(timeout)
+
+
 class RequestContext:
     """One request: cancellation, a resource context and per-request data.
 
     The resource context is created on first use unless one is given (calls
     from Python that never run ``tfrt.once`` should not pay for it).
+    ``tracker`` (a :class:`WorkTracker`, or None) counts the request's
+    kernels that have not run, on threaded queues.
     """
 
-    __slots__ = ("host", "_resource_context", "cancel_value", "data")
+    __slots__ = ("host", "_resource_context", "cancel_value", "data", "tracker")
 
     def __init__(
         self,
         host: "HostContext",
         resource_context: ResourceContext | None = None,
         data: dict[type, Any] | None = None,
+        tracker: WorkTracker | None = None,
     ) -> None:
         self.host = host
         self._resource_context = resource_context
         # An error AsyncValue once cancelled (the executor checks it per kernel).
         self.cancel_value: AsyncValue | None = None
         self.data = data
+        self.tracker = tracker
 
     @property
     def resource_context(self) -> ResourceContext:
@@ -288,7 +445,10 @@ class RequestContext:
         return rc
 
     def cancel(self) -> None:
-        """Cancel the request: kernels not yet started are skipped with ``Cancelled``."""
+        """Cancel the request: kernels and tasks not yet started are skipped with ``Cancelled``.
+
+        Safe from any thread; cancelling twice is cancelling once.
+        """
         if self.cancel_value is None:
             self.cancel_value = AsyncValue(ERROR, CANCELLED_ERROR)
 
@@ -317,6 +477,16 @@ class ExecutionContext:
     @property
     def work_queue(self) -> WorkQueue:
         return self.host.work_queue
+
+    def spawn(self, fn: Callable[..., Any], *args: Any) -> AsyncValue:
+        """Run ``fn(*args)`` as a task of this request; its result as an AsyncValue.
+
+        A task that has not started when the request is cancelled resolves
+        to the cancellation error (code CANCELLED) without running.
+        """
+        task = RequestTask(fn, args, self.request)
+        self.host.work_queue.add_task(task)
+        return task
 
 
 # ---------------------------------------------------------------------------
@@ -378,11 +548,21 @@ class HostContext:
             return inst
 
     # -- work ---------------------------------------------------------------
+    def spawn(self, fn: Callable[..., Any], *args: Any) -> AsyncValue:
+        """Run ``fn(*args)`` as one work-queue task; its result as an AsyncValue.
+
+        ``fn`` may return a plain value, raise (KernelError keeps its code),
+        or return an AsyncValue that the task then follows; see :class:`Task`.
+        """
+        task = Task(fn, args)
+        self.work_queue.add_task(task)
+        return task
+
     def enqueue_work(self, fn: Callable[[], Any]) -> AsyncValue:
         """Run ``fn`` on the work queue; its result (or KernelError) resolves the value."""
-        result = AsyncValue()
-        self.work_queue.add_task(lambda: _resolve_with(result, fn))
-        return result
+        task = Task(fn, ())
+        self.work_queue.add_task(task)
+        return task
 
     def enqueue_task(self, fn: Callable[[], Any]) -> None:
         """Run ``fn`` on the work queue, ignoring its result."""
@@ -396,8 +576,12 @@ class HostContext:
         """Run ``fn`` on a blocking thread now, or return False."""
         return self.work_queue.add_blocking_task(fn, allow_queuing=False) is None
 
-    def await_values(self, values: Sequence[AsyncValue]) -> None:
-        self.work_queue.await_values(values)
+    def await_values(self, values: Sequence[AsyncValue], timeout: float | None = None) -> bool:
+        """Block until every value is available (running queued work on ``s``).
+
+        Returns False if ``timeout`` seconds passed first.
+        """
+        return self.work_queue.await_values(values, timeout)
 
     def quiesce(self) -> None:
         self.work_queue.quiesce()
@@ -411,23 +595,3 @@ class HostContext:
 
     def deallocate(self, allocation: Allocation) -> None:
         self.allocator.deallocate(allocation)
-
-
-def _resolve_with(result: AsyncValue, fn: Callable[[], Any]) -> None:
-    from tfrt.kernels.registry import KernelError
-
-    try:
-        value = fn()
-    except KernelError as exc:
-        result.set_error(ErrorInfo(exc.message, exc.code))
-        return
-    except Exception as exc:  # a bug in the task: keep it an error value
-        result.set_error(ErrorInfo(f"{type(exc).__name__}: {exc}"))
-        return
-    if isinstance(value, AsyncValue):
-        if value.state:
-            result._resolve(value.state, value.value)
-        else:
-            value.and_then(lambda: result._resolve(value.state, value.value))
-        return
-    result._resolve(CONCRETE, value)
