@@ -274,6 +274,10 @@ _BINARY = {
     "maximum": "The elementwise maximum",
     "minimum": "The elementwise minimum",
 }
+_COMPARE = {
+    "less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">=",
+    "equal": "==", "not_equal": "!=",
+}  # fmt: skip
 _UNARY = {
     "relu": ("max(x, 0)", "any numeric dtype"),
     "neg": ("-x", "any numeric dtype"),
@@ -301,6 +305,15 @@ def _specs() -> list[OpSpec]:
                 f"%c = tfrt_tensor.{name} %a, %b",
             )
         )  # fmt: skip
+    for name, symbol in _COMPARE.items():
+        specs.append(
+            OpSpec(
+                name, _class_name(name), ("lhs", "rhs"), {},
+                f"Elementwise `lhs {symbol} rhs` of two tensors of one dtype (an i1\n"
+                "tensor), with numpy broadcasting.",
+                f"%c = tfrt_tensor.{name} %a, %b",
+            )
+        )  # fmt: skip
     for name, (formula, dtypes) in _UNARY.items():
         specs.append(
             OpSpec(
@@ -312,6 +325,23 @@ def _specs() -> list[OpSpec]:
     pool_attrs = {"ksize": "i64[]", "padding": "str", "strides": "i64[]"}
     reduce_attrs = {"axes": "i64[]", "keepdims": "i1"}
     specs += [
+        OpSpec(
+            "pow", "PowOp", ("lhs", "rhs"), {},
+            "Elementwise `lhs ** rhs` of two floating-point tensors, with numpy broadcasting.",
+            "%c = tfrt_tensor.pow %a, %b",
+        ),
+        OpSpec(
+            "where", "WhereOp", ("condition", "lhs", "rhs"), {},
+            "Elementwise select: `lhs` where the i1 `condition` is true, else `rhs`\n"
+            "(all three broadcast).",
+            "%y = tfrt_tensor.where %c, %a, %b",
+        ),
+        OpSpec(
+            "check_numerics", "CheckNumericsOp", ("input",), {"message": "str"},
+            "The input unchanged; the kernel fails when it holds a NaN or an infinity\n"
+            "(the error names `message`).",
+            "%y = tfrt_tensor.check_numerics %x {message = \"logits\"}",
+        ),
         OpSpec(
             "bias_add", "BiasAddOp", ("input", "bias"), {},
             "`input + bias` along the last dimension; `bias` has rank 1.",
@@ -370,6 +400,11 @@ def _specs() -> list[OpSpec]:
             "%m = tfrt_tensor.reduce_max %x {axes = [0], keepdims = true}",
         ),
         OpSpec(
+            "reduce_min", "ReduceMinOp", ("input",), reduce_attrs,
+            "The minimum over `axes` (`[]`: every axis).",
+            "%m = tfrt_tensor.reduce_min %x {axes = [0], keepdims = true}",
+        ),
+        OpSpec(
             "argmax", "ArgmaxOp", ("input",), {"axis": "i64"},
             "The index (an i64 tensor) of the largest element along `axis`.",
             "%i = tfrt_tensor.argmax %x {axis = 1}",
@@ -398,6 +433,18 @@ def _specs() -> list[OpSpec]:
             "slice", "SliceOp", ("input",), {"begin": "i64[]", "size": "i64[]"},
             "TensorFlow's Slice: `size[i]` elements from `begin[i]` (-1: to the end).",
             "%y = tfrt_tensor.slice %x {begin = [0, 1], size = [-1, 2]}",
+        ),
+        OpSpec(
+            "strided_slice", "StridedSliceOp", ("input",),
+            {"begin": "i64[]", "end": "i64[]", "strides": "i64[]"},
+            "Python's `x[b0:e0:s0, b1:e1:s1, ...]`, one entry per dimension\n"
+            "(`0 <= begin, end <= dim`, `stride >= 1`).",
+            "%y = tfrt_tensor.strided_slice %x {begin = [0, 1], end = [2, 3], strides = [1, 2]}",
+        ),
+        OpSpec(
+            "pad", "PadOp", ("input",), {"paddings": "i64[]"},
+            "Zero padding: `paddings` is `[before_0, after_0, before_1, after_1, ...]`.",
+            "%y = tfrt_tensor.pad %x {paddings = [0, 0, 1, 1]}",
         ),
         OpSpec(
             "cast", "CastOp", ("input",), {"dtype": "type"},

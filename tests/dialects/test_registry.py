@@ -108,7 +108,7 @@ def test_op_counts():
         "tfrt_dht": 96,
         "tfrt_dht_sync": 74,
         "tfrt_sht": 1,
-        "tfrt_tensor": 36,
+        "tfrt_tensor": 48,
         "tfrt_test": 12,
         "ts": 18,
         "ts_sync": 5,

@@ -49,6 +49,14 @@ CASES = {
     "concat": ([A, POS, A], {"axis": 1}),
     "slice": ([A], {"begin": [0, 1], "size": [2, -1]}),
     "cast": ([np.array([1.7, -2.3, 0.0, 300.5], F)], {"dtype": DType.I32}),
+    **{op: ([A, np.array([0.5, -2.0, -1.0], F)], {}) for op in
+       ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")},
+    "pow": ([POS, np.array([0.5, 2.0, -1.0], F)], {}),
+    "where": ([np.array([True, False, True]), A, POS], {}),
+    "check_numerics": ([A], {"message": "checked"}),
+    "reduce_min": ([A], {"axes": [0], "keepdims": False}),
+    "strided_slice": ([A], {"begin": [0, 0], "end": [2, 3], "strides": [1, 2]}),
+    "pad": ([A], {"paddings": [1, 0, 0, 2]}),
     "copy": ([A], {}),
 }  # fmt: skip
 
@@ -69,6 +77,9 @@ def _attr_text(value) -> str:
 
 def _constant(name: str, array: np.ndarray) -> str:
     dims = "x".join(str(d) for d in array.shape)
+    if array.dtype == np.bool_:
+        values = str(array.tolist()).replace("True", "true").replace("False", "false")
+        return f"  {name} = tfrt_tensor.constant dense<{values}> : tensor<{dims}xi1>"
     return f"  {name} = tfrt_tensor.constant dense<{array.tolist()}> : tensor<{dims}xf32>"
 
 

@@ -60,23 +60,47 @@ def _ufunc_into(xp, fn, out, *args) -> None:
 # elementwise
 
 
-def _binary(ufunc_name: str) -> Impl:
+# Ops that are exactly one numpy ufunc for every dtype they accept: the
+# kernel is ``ufunc(*inputs, out=out)``, and eager code may call the ufunc
+# without ``out=`` (numpy's result has the op's dtype and shape).  numpy (and
+# ml_dtypes for bf16) implement these natively; bool add/mul are or/and, as
+# numpy's.
+UFUNCS: dict[str, str] = {
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "maximum": "maximum",
+    "minimum": "minimum",
+    "less": "less",
+    "less_equal": "less_equal",
+    "greater": "greater",
+    "greater_equal": "greater_equal",
+    "equal": "equal",
+    "not_equal": "not_equal",
+    "neg": "negative",
+    "abs": "absolute",
+}
+# Ops that are one ufunc for f32 and f64 inputs only (16-bit floats widen,
+# integer division truncates).
+FLOAT_UFUNCS: dict[str, str] = {
+    "div": "divide",
+    "tanh": "tanh",
+    "exp": "exp",
+    "log": "log",
+    "sqrt": "sqrt",
+    "pow": "power",
+}
+
+
+def _ufunc_impl(ufunc_name: str) -> Impl:
     def run(xp, ins, outs, attrs):
-        # numpy (and ml_dtypes for bf16) implement these natively; bool add/mul
-        # are or/and, as numpy's.
-        getattr(xp, ufunc_name)(ins[0], ins[1], out=outs[0])
+        getattr(xp, ufunc_name)(*ins, out=outs[0])
 
     return run
 
 
-for _op_name, _uf in (
-    ("add", "add"),
-    ("sub", "subtract"),
-    ("mul", "multiply"),
-    ("maximum", "maximum"),
-    ("minimum", "minimum"),
-):
-    IMPLS[_op_name] = _binary(_uf)
+for _op_name, _uf in UFUNCS.items():
+    IMPLS[_op_name] = _ufunc_impl(_uf)
 
 
 @_impl("div")
@@ -102,16 +126,6 @@ def _relu(xp, ins, outs, attrs):
         xp.copyto(outs[0], x)
         return
     xp.maximum(x, xp.zeros((), dtype=x.dtype), out=outs[0])
-
-
-@_impl("neg")
-def _neg(xp, ins, outs, attrs):
-    xp.negative(ins[0], out=outs[0])
-
-
-@_impl("abs")
-def _abs(xp, ins, outs, attrs):
-    xp.absolute(ins[0], out=outs[0])
 
 
 @_impl("sigmoid")
@@ -140,6 +154,30 @@ for _op_name, _uf in (("tanh", "tanh"), ("exp", "exp"), ("log", "log"), ("sqrt",
         return run
 
     IMPLS[_op_name] = _make(_uf)
+
+
+@_impl("pow")
+def _pow(xp, ins, outs, attrs):
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        _ufunc_into(xp, xp.power, outs[0], ins[0], ins[1])
+
+
+@_impl("where")
+def _where(xp, ins, outs, attrs):
+    c, x, y = ins
+    _store(xp, outs[0], xp.where(c, x, y))
+
+
+@_impl("check_numerics")
+def _check_numerics(xp, ins, outs, attrs):
+    (x,) = ins
+    if not bool(xp.isfinite(_wide(x)).all()):
+        from tfrt.devices.ops import OpError
+
+        what = "NaN" if bool(xp.isnan(_wide(x)).any()) else "Inf"
+        prefix = f"{attrs['message']}: " if attrs["message"] else ""
+        raise OpError(f"check_numerics: {prefix}tensor had {what} values")
+    xp.copyto(outs[0], x)
 
 
 @_impl("rsqrt")
@@ -312,11 +350,20 @@ def _reduce(method: str) -> Impl:
     def run(xp, ins, outs, attrs):
         (x,) = ins
         out = outs[0]
-        axes = reduction_axes(method, attrs["axes"], x.ndim)
         keep = attrs["keepdims"]
+        if x.dtype.kind in "fc" and not is_half(x.dtype) and (x.size or method in ("sum", "mean")):
+            # The metadata function has checked the axes (None: every axis).
+            ax = attrs["axes"]
+            axis = None if not ax else ax[0] if len(ax) == 1 else tuple(ax)
+            getattr(x, method)(axis=axis, keepdims=keep, out=out)
+            return
+        axes = reduction_axes(method, attrs["axes"], x.ndim)
         src = _wide(x) if is_half(x.dtype) else x
-        if method == "max":
-            res = src.max(axis=axes, keepdims=keep) if x.size else src.sum(axis=axes, keepdims=keep)
+        if method in ("max", "min"):
+            if not x.size:
+                res = src.sum(axis=axes, keepdims=keep)
+            else:
+                res = getattr(src, method)(axis=axes, keepdims=keep)
         elif method == "sum":
             res = src.sum(axis=axes, keepdims=keep, dtype=src.dtype if x.dtype != np.bool_ else np.int64)
         else:
@@ -338,6 +385,7 @@ def _reduce(method: str) -> Impl:
 IMPLS["reduce_sum"] = _reduce("sum")
 IMPLS["reduce_mean"] = _reduce("mean")
 IMPLS["reduce_max"] = _reduce("max")
+IMPLS["reduce_min"] = _reduce("min")
 
 
 @_impl("argmax")
@@ -388,6 +436,22 @@ def _slice(xp, ins, outs, attrs):
     (x,) = ins
     bounds = resolve_slice("slice", TensorShape(x.shape), attrs["begin"], attrs["size"])
     xp.copyto(outs[0], x[tuple(slice(b, e) for b, e in bounds)])
+
+
+@_impl("strided_slice")
+def _strided_slice(xp, ins, outs, attrs):
+    index = tuple(slice(b, e, s) for b, e, s in zip(attrs["begin"], attrs["end"], attrs["strides"]))
+    xp.copyto(outs[0], ins[0][index])
+
+
+@_impl("pad")
+def _pad(xp, ins, outs, attrs):
+    (x,) = ins
+    out = outs[0]
+    pads = attrs["paddings"]
+    out[...] = 0
+    inner = tuple(slice(pads[2 * i], pads[2 * i] + d) for i, d in enumerate(x.shape))
+    out[inner] = x
 
 
 @_impl("cast")

@@ -215,6 +215,57 @@ for _name in UNARY_OPS:
     )
 
 
+# Comparisons: one dtype in, i1 out, numpy broadcasting.
+COMPARE_OPS = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
+
+
+def _compare_infer(op):
+    def infer(metas, attrs):
+        a, b = metas
+        dt = _same_dtype(op, metas)
+        _numeric(op, dt)
+        return [_meta(DType.I1, _broadcast(op, a.shape, b.shape))]
+
+    return infer
+
+
+for _name in COMPARE_OPS:
+    _op(_name, 2, doc=f"Elementwise {_name.replace('_', ' ')} comparison (i1 result), with broadcasting.")(
+        _compare_infer(_name)
+    )
+
+
+@_op("pow", 2, doc="Elementwise a ** b (floating point), with numpy broadcasting.", float_only=True)
+def _pow(metas, attrs):
+    a, b = metas
+    dt = _same_dtype("pow", metas)
+    _float("pow", dt)
+    return [_meta(dt, _broadcast("pow", a.shape, b.shape))]
+
+
+@_op("where", 3, doc="Elementwise select: x where cond (i1) is true, else y; all three broadcast.")
+def _where(metas, attrs):
+    c, x, y = metas
+    if c.dtype != DType.I1:
+        raise OpError(f"where: the condition has dtype {c.dtype.short_name}, expected i1")
+    dt = _same_dtype("where", [x, y])
+    shape = _broadcast("where", x.shape, y.shape)
+    return [_meta(dt, _broadcast("where", c.shape, TensorShape(shape)))]
+
+
+@_op(
+    "check_numerics",
+    1,
+    {"message": ""},
+    doc="The input unchanged; fails (at run time) when it holds a NaN or an infinity.",
+    float_only=True,
+    normalize={"message": lambda v: v.decode() if isinstance(v, bytes) else str(v)},
+)
+def _check_numerics(metas, attrs):
+    _float("check_numerics", metas[0].dtype)
+    return [metas[0]]
+
+
 @_op(
     "bias_add",
     2,
@@ -381,7 +432,7 @@ def _reduce_infer(op):
         (x,) = metas
         _numeric(op, x.dtype)
         axes = reduction_axes(op, attrs["axes"], x.shape.rank)
-        if op == "reduce_max" and x.num_elements == 0 and any(x.shape.dim(a) == 0 for a in axes):
+        if op in ("reduce_max", "reduce_min") and x.num_elements == 0 and any(x.shape.dim(a) == 0 for a in axes):
             raise OpError(f"{op}: cannot reduce an empty dimension of {x.shape}")
         dims = [
             (1 if i in axes else d)
@@ -393,7 +444,7 @@ def _reduce_infer(op):
     return infer
 
 
-for _name in ("reduce_sum", "reduce_mean", "reduce_max"):
+for _name in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min"):
     _op(
         _name,
         1,
@@ -505,6 +556,42 @@ def _slice(metas, attrs):
     (x,) = metas
     bounds = resolve_slice("slice", x.shape, attrs["begin"], attrs["size"])
     return [_meta(x.dtype, [e - b for b, e in bounds])]
+
+
+@_op("strided_slice", 1, {"begin": REQUIRED, "end": REQUIRED, "strides": REQUIRED},
+     doc="Python's x[b0:e0:s0, ...] for every dimension: 0 <= begin, end <= dim, stride >= 1.",
+     normalize={"begin": _ints, "end": _ints, "strides": _ints})
+def _strided_slice(metas, attrs):
+    (x,) = metas
+    begin, end, strides = attrs["begin"], attrs["end"], attrs["strides"]
+    rank = x.shape.rank
+    if not len(begin) == len(end) == len(strides) == rank:
+        raise OpError(
+            f"strided_slice: begin {list(begin)}, end {list(end)} and strides {list(strides)} "
+            f"must have rank {rank}"
+        )
+    dims = []
+    for b, e, s, d in zip(begin, end, strides, x.shape.dims):
+        if s < 1 or not 0 <= b <= d or not 0 <= e <= d:
+            raise OpError(
+                f"strided_slice: begin {list(begin)} end {list(end)} strides {list(strides)} "
+                f"is out of bounds for {x.shape}"
+            )
+        dims.append(max(0, -(-(e - b) // s)))
+    return [_meta(x.dtype, dims)]
+
+
+@_op("pad", 1, {"paddings": REQUIRED},
+     doc="Zero padding: ``paddings`` is [before_0, after_0, before_1, after_1, ...].",
+     normalize={"paddings": _ints})
+def _pad(metas, attrs):
+    (x,) = metas
+    pads = attrs["paddings"]
+    if len(pads) != 2 * x.shape.rank or any(p < 0 for p in pads):
+        raise OpError(
+            f"pad: paddings {list(pads)} must be {2 * x.shape.rank} non-negative integers for {x.shape}"
+        )
+    return [_meta(x.dtype, [d + pads[2 * i] + pads[2 * i + 1] for i, d in enumerate(x.shape.dims)])]
 
 
 @_op("cast", 1, {"dtype": REQUIRED}, doc="Convert elements to ``dtype`` (C-style for floats to ints).",

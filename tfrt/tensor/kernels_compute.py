@@ -17,6 +17,9 @@ attributes sorted by name), so every attribute of an op must be written:
 integers and integer lists as i64 (MLIR's default for ``[1, 2]``), flags as
 i1, ``padding`` as a string, ``epsilon`` as f32, ``dtype`` as a type.
 See docs/tensors.md for the table.
+
+Every op is also a core-runtime op of the same name, run by the CPU op
+handler (``corert.executeop(%cpu) "tfrt_tensor.relu"(%h)``).
 """
 
 from __future__ import annotations
@@ -44,7 +47,10 @@ ATTR_KINDS = {
     "shape": "i64[]",
     "perm": "i64[]",
     "begin": "i64[]",
+    "end": "i64[]",
     "size": "i64[]",
+    "paddings": "i64[]",
+    "message": "str",
     "strides": "i64[]",
     "ksize": "i64[]",
     "dilations": "i64[]",
@@ -80,6 +86,47 @@ for _op_name, _spec in OPS.items():
     kernel(PREFIX + _op_name, attrs=tuple(ATTR_KINDS[n] for n in _names))(
         _make_kernel(_op_name, _names)
     )
+
+
+# --------------------------------------------------------------------------
+# The same ops for the core runtime: ``corert.executeop(%cpu) "tfrt_tensor.matmul"(%a, %b)
+# {transpose_b = true}`` runs op ``matmul`` through the CPU op handler, with the
+# op's metadata function as the handler's (attributes left out take their
+# defaults, as in eager calls).
+
+
+def _op_attrs(op_attrs, names: tuple[str, ...]) -> dict:
+    out = {}
+    for name in names:
+        e = op_attrs.get_entry(name)
+        if e is not None:
+            out[name] = op_attrs.get(name)
+    return out
+
+
+def _corert_op(op_name: str, spec) -> None:
+    from tfrt.devices.ops import infer
+    from tfrt.tensor.corert import NO_SIDE_EFFECTS, CoreRuntimeError, cpu_op
+
+    names = tuple(spec.attrs)
+
+    def metadata(metas, op_attrs):
+        try:
+            return infer(op_name, metas, _op_attrs(op_attrs, names))
+        except DeviceError as exc:
+            raise CoreRuntimeError(str(exc)) from None
+
+    def dispatch(exec_ctx, args, op_attrs, metas):
+        try:
+            return run_op(default_registry().get("cpu"), op_name, list(args), _op_attrs(op_attrs, names))
+        except DeviceError as exc:
+            raise CoreRuntimeError(str(exc)) from None
+
+    cpu_op(PREFIX + op_name, NO_SIDE_EFFECTS, metadata)(dispatch)
+
+
+for _op_name, _spec in OPS.items():
+    _corert_op(_op_name, _spec)
 
 
 @kernel("tfrt_tensor.constant", attrs=("dense",))
