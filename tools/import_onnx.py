@@ -104,13 +104,14 @@ def _float_literal(v: float, dtype) -> str:
 class Emitter:
     """Writes the function body, one op at a time; each value once."""
 
-    def __init__(self) -> None:
+    def __init__(self, resources: dict[str, np.ndarray] | None = None) -> None:
         self.lines: list[str] = []
         self.count = 0
         self.const_cache: dict[tuple, Value] = {}
         self.maps: dict[str, str] = {}
         # resource key -> array, printed in the file's resource section
-        self.resources: dict[str, np.ndarray] = {}
+        # (shared by the functions of one module)
+        self.resources: dict[str, np.ndarray] = {} if resources is None else resources
         self._keep: list[np.ndarray] = []
 
     def fresh(self) -> str:
@@ -155,11 +156,16 @@ class Emitter:
         base = base or "cst"
         if base[0].isdigit():
             base = "w" + base
+        a = np.ascontiguousarray(a.astype(a.dtype.newbyteorder("<")))
         k, n = base, 0
         while k in self.resources:
+            # Another function of the module may already hold these bytes.
+            have = self.resources[k]
+            if have.dtype == a.dtype and have.shape == a.shape and np.array_equal(have, a, equal_nan=a.dtype.kind in "fc"):
+                return k
             n += 1
             k = f"{base}_{n}"
-        self.resources[k] = np.ascontiguousarray(a.astype(a.dtype.newbyteorder("<")))
+        self.resources[k] = a
         return k
 
     def resource_section(self) -> str:
@@ -332,6 +338,7 @@ class Importer:
         function: str = "main",
         input_shapes: dict[str, tuple[int, ...]] | None = None,
         batch: int | None = None,
+        resources: dict[str, np.ndarray] | None = None,
     ):
         import onnx
         from onnx import numpy_helper, shape_inference
@@ -368,7 +375,7 @@ class Importer:
         self.function = function
         self.model = model
         self.graph = graph
-        self.em = Emitter()
+        self.em = Emitter(resources)
         self.values: dict[str, Value] = {}
         self.uses: dict[str, int] = {}
         for node in self.nodes:
@@ -428,6 +435,16 @@ class Importer:
 
     # -- driver ---------------------------------------------------------------
     def run(self) -> str:
+        """The module: a comment, the function, the resource section."""
+        return self.header() + self.run_function() + self.em.resource_section()
+
+    def header(self) -> str:
+        producer = self.model.producer_name or "onnx"
+        opset = max((o.version for o in self.model.opset_import if o.domain in ("", "ai.onnx")), default=0)
+        return f"// Imported from ONNX ({producer}, opset {opset}).\n"
+
+    def run_function(self) -> str:
+        """The ``func.func`` (its resources are added to the emitter's)."""
         onnx = self.onnx
         args = []
         for i, inp in enumerate(self.inputs):
@@ -461,11 +478,7 @@ class Importer:
         res_t = ", ".join(r.type for r in results)
         head = f"func.func @{self.function}({sig}) -> ({res_t}) {{"
         ret = f"  return {', '.join(r.name for r in results)} : {res_t}"
-        producer = self.model.producer_name or "onnx"
-        return (f"// Imported from ONNX ({producer}, opset "
-                f"{max((o.version for o in self.model.opset_import if o.domain in ('', 'ai.onnx')), default=0)}).\n"
-                + head + "\n" + "\n".join(self.em.lines) + "\n" + ret + "\n}\n"
-                + self.em.resource_section())  # fmt: skip
+        return head + "\n" + "\n".join(self.em.lines) + "\n" + ret + "\n}\n"
 
     def _fold_batch_norms(self) -> None:
         """Conv -> BatchNormalization (the conv's only user) becomes one Conv."""
@@ -1204,6 +1217,24 @@ def import_onnx(
     shapes to inputs by name; ``batch`` fixes every input's dynamic leading
     dimension."""
     return Importer(model, function, input_shapes, batch).run()
+
+
+def import_onnx_batches(model, batches: dict[str, int], *, input_shapes: dict[str, tuple[int, ...]] | None = None) -> str:
+    """One module with a function per batch size (``{"main_b1": 1, ...}``),
+    each with the dynamic leading dimension fixed; the weights are shared,
+    one resource each."""
+    if not batches:
+        raise ValueError("import_onnx_batches: no batch sizes")
+    resources: dict[str, np.ndarray] = {}
+    parts = []
+    for i, (function, batch) in enumerate(batches.items()):
+        imp = Importer(model, function, input_shapes, batch, resources)
+        if i == 0:
+            parts.append(imp.header())
+        parts.append(imp.run_function())
+        emitter = imp.em
+    parts.append(emitter.resource_section())
+    return "".join(parts)
 
 
 def load_model(path: str):

@@ -15,7 +15,7 @@ import onnx_models as M  # noqa: E402
 from onnx import TensorProto, helper  # noqa: E402
 
 import tfrt.api  # noqa: E402
-from tfrt.tools.import_onnx import ImportError_, import_onnx  # noqa: E402
+from tfrt.tools.import_onnx import ImportError_, import_onnx, import_onnx_batches  # noqa: E402
 
 F = TensorProto.FLOAT
 I64 = TensorProto.INT64
@@ -204,6 +204,21 @@ def numpy_helper_from(a):
 
 def test_mobilenet_v2_block():
     run_both(M.mobilenet_block(), {"x": rand(1, 16, 16, 16)})
+
+
+def test_one_module_per_batch_size_shares_the_weights():
+    """import_onnx_batches: a function per batch size, each weight one resource."""
+    m = M.resnet50(batch="N", size=32, widths=(8, 8, 8, 8), blocks=(1, 1, 1, 1), classes=10)
+    text = import_onnx_batches(m, {"main_b1": 1, "main_b3": 3})
+    one_fn = import_onnx(m, batch=1)
+    assert text.count("dialect_resources") == 1
+    section = text[text.index("{-#"):]
+    assert section == one_fn[one_fn.index("{-#"):]  # the same keys, once
+    sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    prog = tfrt.api.load(text)
+    for fn, b in (("main_b1", 1), ("main_b3", 3)):
+        x = rand(b, 3, 32, 32, seed=b)
+        np.testing.assert_allclose(prog.call(fn, x), sess.run(None, {"input": x})[0], rtol=1e-4, atol=1e-4)
 
 
 def test_bert_style_encoder_layer():

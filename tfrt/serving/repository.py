@@ -114,14 +114,13 @@ def _load_program(path: Path, work_queue: str, config: dict[str, Any]) -> Any:
     import tfrt.api
 
     if path.suffix == ".onnx":
-        from tfrt.tools.import_onnx import ImportError_, load_model, import_onnx
+        from tfrt.tools.import_onnx import ImportError_, import_onnx_batches, load_model
 
         try:
             model = load_model(str(path))
-            # One function per batch size, each with the batch dimension fixed.
-            text = "\n".join(
-                import_onnx(model, function=f"main_b{b}", batch=b) for b in _onnx_batch_sizes(config)
-            )
+            # One function per batch size, each with the batch dimension
+            # fixed, sharing the weights.
+            text = import_onnx_batches(model, {f"main_b{b}": b for b in _onnx_batch_sizes(config)})
         except ImportError_ as exc:
             raise ModelError(str(exc)) from None
         return tfrt.api.load(text, work_queue=work_queue)
