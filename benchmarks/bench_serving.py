@@ -15,7 +15,11 @@ each concurrency level, checks every response against numpy (a response for
 another request's row counts as swapped), and prints throughput and p50/p99
 latency; then the server's p50 overhead over an in-process ``tfrt.api`` call
 at one client, and the throughput gain of batching at the most clients.
-Bounded in requests and time; it prints numbers and asserts nothing.
+With ``--resnet N``, ResNet-50 (random weights, ``model.onnx`` imported by
+the server at batch 1 and 4) is served too, beside onnxruntime behind the
+same server, and N KServe v2 requests with binary tensors are sent at 1 and
+4 clients.  Bounded in requests and time; it prints numbers and asserts
+nothing.
 """
 
 from __future__ import annotations
@@ -93,6 +97,24 @@ def mlp_mlir(batches, ws) -> str:
     return "\n".join(parts) + "\n"
 
 
+def resnet_model():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "onnx"))
+    import onnx_models
+
+    return onnx_models.resnet50(batch="N")  # a dynamic batch dimension, as exporters write it
+
+
+def write_resnet(root: Path) -> None:
+    """ResNet-50 (random weights) as model.onnx, imported by the server at batch 1 and 4."""
+    import onnx
+
+    d = root / "resnet50" / "1"
+    d.mkdir(parents=True)
+    onnx.save(resnet_model(), d / "model.onnx")
+    config = {"batch_sizes": [1, 4], "inputs": ["input"], "outputs": ["logits"]}
+    (root / "resnet50" / "config.json").write_text(json.dumps(config))
+
+
 def write_models(root: Path, ws) -> None:
     from tfrt.passes.compiler import compile_text_to_bef
 
@@ -110,6 +132,24 @@ def write_models(root: Path, ws) -> None:
 
 # ---------------------------------------------------------------------------
 # The server process
+
+
+class OrtSession:
+    """An onnxruntime session for any model, as the server sees a program."""
+
+    def __init__(self, model, input_name: str, threads: int = 1):
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+        self.input_name = input_name
+
+    def call(self, fn, x):
+        return self.session.run(None, {self.input_name: x})[0]
+
+    def close(self):
+        pass
 
 
 class OrtProgram:
@@ -167,6 +207,12 @@ def serve(root: Path, port: int) -> None:
         ]
         repo.models["mlp_ort"] = {1: ModelVersion("mlp_ort", 1, root, state="AVAILABLE",
                                                   programs=[ort_program], variants=variants)}  # fmt: skip
+    if "resnet50" in repo.models and ort_program is not None:
+        spec = lambda b: Variant("r", b, (TensorSpec("input", (b, 3, 224, 224), "f32"),),  # noqa: E731
+                                 (TensorSpec("logits", (b, 1000), "f32"),))  # fmt: skip
+        repo.models["resnet50_ort"] = {1: ModelVersion("resnet50_ort", 1, root, state="AVAILABLE",
+                                                       programs=[OrtSession(resnet_model(), "input", 2)],
+                                                       variants=[spec(1), spec(4)])}  # fmt: skip
     uvicorn.run(create_app(repo, poll_interval=0), host="127.0.0.1", port=port, log_level="warning")
 
 
@@ -224,6 +270,78 @@ async def load(url: str, model: str, clients: int, requests: int, ws) -> dict:
     }
 
 
+async def load_v2_binary(url: str, model: str, clients: int, requests: int, xs, want) -> dict:
+    """v2 infers with binary tensors, cycling over the inputs ``xs`` (answers ``want``)."""
+    import aiohttp
+
+    bodies = []
+    for x in xs:
+        header = json.dumps({
+            "inputs": [{"name": "input", "shape": list(x.shape), "datatype": "FP32",
+                        "parameters": {"binary_data_size": x.nbytes}}],
+            "outputs": [{"name": "logits", "parameters": {"binary_data": True}}],
+        }).encode()  # fmt: skip
+        bodies.append((header + x.tobytes(), str(len(header))))
+    latencies: list[float] = []
+    errors = swapped = 0
+    next_i = 0
+    async with aiohttp.ClientSession(url, connector=aiohttp.TCPConnector(limit=clients),
+                                     timeout=aiohttp.ClientTimeout(total=600)) as session:  # fmt: skip
+
+        async def worker():
+            nonlocal next_i, errors, swapped
+            while next_i < requests:
+                i = next_i % len(xs)
+                next_i += 1
+                body, hlen = bodies[i]
+                t0 = time.perf_counter()
+                try:
+                    async with session.post(f"/v2/models/{model}/infer", data=body,
+                                            headers={"Inference-Header-Content-Length": hlen}) as r:  # fmt: skip
+                        status, payload = r.status, await r.read()
+                        n = int(r.headers.get("inference-header-content-length", "0"))
+                except aiohttp.ClientError:
+                    errors += 1
+                    continue
+                latencies.append(time.perf_counter() - t0)
+                if status != 200:
+                    errors += 1
+                    continue
+                got = np.frombuffer(payload[n:], np.float32).reshape(want[i].shape)
+                scale = float(np.max(np.abs(want[i])))
+                if not np.allclose(got, want[i], rtol=1e-4, atol=1e-4 * scale):
+                    swapped += 1
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(clients)))
+        wall = time.perf_counter() - t0
+    lat = sorted(latencies)
+    return {
+        "rps": len(latencies) / wall,
+        "p50": statistics.median(lat) * 1e3 if lat else float("nan"),
+        "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1e3 if lat else float("nan"),
+        "errors": errors, "swapped": swapped, "n": requests,
+    }  # fmt: skip
+
+
+def bench_resnet(url: str, levels, requests: int) -> None:
+    import onnxruntime as ort
+
+    rng = np.random.default_rng(11)
+    xs = [rng.standard_normal((1, 3, 224, 224)).astype(np.float32) for _ in range(8)]
+    sess = ort.InferenceSession(resnet_model().SerializeToString(), providers=["CPUExecutionProvider"])
+    want = [sess.run(None, {"input": x})[0] for x in xs]
+    print("ResNet-50 b1 224x224 (random weights, imported from ONNX at batch 1 and 4), KServe v2 binary tensors")
+    print(f"{'model':13} {'clients':>7} {'requests':>8} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
+          f"{'errors':>6} {'swapped':>7}")  # fmt: skip
+    for clients in levels:
+        for model in ("resnet50", "resnet50_ort"):
+            asyncio.run(load_v2_binary(url, model, clients, 4, xs, want))  # warm-up
+            r = asyncio.run(load_v2_binary(url, model, clients, requests, xs, want))
+            print(f"{model:13} {clients:7d} {requests:8d} {r['rps']:8.1f} {r['p50']:7.1f} {r['p99']:7.1f} "
+                  f"{r['errors']:6d} {r['swapped']:7d}")  # fmt: skip
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -249,6 +367,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=10000, help="requests at the most clients")
     ap.add_argument("--clients", default="1,8,64")
+    ap.add_argument("--resnet", type=int, default=0, metavar="N",
+                    help="also serve ResNet-50 (from ONNX) and send N requests per level at 1 and 4 clients")
     ap.add_argument("--serve", nargs=2, metavar=("DIR", "PORT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
@@ -261,13 +381,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         write_models(root, ws)
+        if args.resnet:
+            write_resnet(root)
         port = _free_port()
         proc = subprocess.Popen([sys.executable, __file__, "--serve", str(root), str(port)])
         url = f"http://127.0.0.1:{port}"
         try:
             import urllib.request
 
-            deadline = time.monotonic() + 120
+            deadline = time.monotonic() + 300
             while True:
                 try:
                     urllib.request.urlopen(url + "/v2/health/ready", timeout=2)
@@ -295,6 +417,8 @@ def main() -> None:
                     results[(model, clients)] = r
                     print(f"{model:10} {clients:7d} {n:8d} {r['rps']:8.0f} {r['p50']:7.2f} {r['p99']:7.2f} "
                           f"{r['errors']:6d} {r['swapped']:7d}")  # fmt: skip
+            if args.resnet:
+                bench_resnet(url, [1, 4], args.resnet)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
