@@ -24,9 +24,11 @@ Running a function (:meth:`BEFFunction.execute`) follows TFRT's
 6. a register is dropped after its last consuming kernel, so values die as
    early as TFRT frees them.
 
-The fast path: a function whose kernels are all sync (``@kernel`` default kind)
-and share one stream always runs in the same order, which is known at load
-time (simulate step 3 with every value available).  After it has been called
+The fast path: a function whose kernels are sync (``@kernel`` default kind)
+or control flow (``FAST_ASYNC_KERNELS``: call, if, while, repeat) and share
+one stream (or any streams, on a single-threaded work queue, where streams
+only reorder independent kernels) runs in an order known at load time
+(simulate step 3 with every value available).  After it has been called
 ``jit_threshold`` times it is compiled to a straight-line Python function:
 one line per kernel, ``r = add(r, c)`` (a dying operand's local is reused by
 the result, so it is freed when the kernel returns, as TFRT drops operands),
@@ -35,8 +37,11 @@ the result, so it is freed when the kernel returns, as TFRT drops operands),
 nothing until they happen: a kernel that raises unwinds out of the generated
 code, the traceback's line number says which kernel failed, the frame's
 locals hold the live registers, and the rest of the function finishes in the
-interpreter with TFRT's error propagation.  ``tests/runtime/test_fast_path.py``
-checks on random programs that both paths print, report and return the same.
+interpreter with TFRT's error propagation.  A control-flow kernel whose
+results are not all concrete (an error, or work still queued) exits the same
+way (``_Pending``), and the rest runs as its operands become available.
+``tests/runtime/test_fast_path.py`` checks on random programs that both
+paths print, report and return the same.
 
 Example::
 
@@ -213,18 +218,33 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     counts = [0]
     streams = set()
     all_sync = True
+    fast_ok = True
     for i, k in enumerate(fn.kernels):
         kp = program._make_kernel_plan(fn, i + 1, k)
         kernels.append(kp)
         counts.append(max(1, k.num_operands))
         streams.add(k.stream_id)
         all_sync = all_sync and kp.sync
+        fast_ok = fast_ok and (kp.sync or kp.site.name in FAST_ASYNC_KERNELS)
     plan.kernels = kernels
     plan.init_counts = counts
     plan.streams_uniform = len(streams) <= 1
     plan.all_sync = all_sync
-    plan.order = _simulate_order(plan) if (all_sync and plan.streams_uniform) else None
+    # Streams let kernels run in parallel on a threaded queue; on a
+    # single-threaded one they only reorder independent kernels, so the fast
+    # path may run such a function in one dataflow order.
+    one_thread = not program.host.work_queue.threaded
+    plan.order = _simulate_order(plan) if (fast_ok and (plan.streams_uniform or one_thread)) else None
     return plan
+
+
+# Async kernels the fast path may call: control flow, whose results are
+# usually available when it returns (a branch or body of sync kernels).  The
+# generated code unwraps them; an unavailable or error result hands the rest
+# of the function to the interpreter (_Pending, _recover).
+FAST_ASYNC_KERNELS = frozenset(
+    {"tfrt.call", "tfrt.if", "tfrt.cond", "tfrt.case", "tfrt.while", "tfrt.repeat.i32"}
+)
 
 
 def _simulate_order(plan: FunctionPlan) -> tuple[int, ...] | None:
@@ -691,6 +711,35 @@ class _Cancelled(Exception):
     """Raised by the generated code when a context kernel cancelled the request."""
 
 
+class _Pending(Exception):
+    """Raised by the generated code when an async kernel's results are not all
+    concrete (unavailable, or an error it has reported): the kernel has run,
+    and ``results`` are its AsyncValues for the interpreter to go on with."""
+
+    def __init__(self, results: list[AsyncValue]) -> None:
+        super().__init__()
+        self.results = results
+
+
+def _async_caller(kp: KernelPlan) -> Callable[..., Any]:
+    """The fast path's call of async kernel ``kp``: plain values in, plain
+    values out while its results come back concrete."""
+    n = kp.nres
+
+    def call(exec_ctx: ExecutionContext, *values: Any) -> Any:
+        results = _invoke(kp, exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
+        for av in results:
+            if av.state != CONCRETE:
+                raise _Pending(results)
+        if n == 1:
+            return results[0].value
+        if n == 0:
+            return None
+        return tuple(av.value for av in results)
+
+    return call
+
+
 def _literal(value: Any) -> str | None:
     """Python source for a constant the generated code can inline, or None."""
     if value is None or isinstance(value, bool):
@@ -742,7 +791,7 @@ def _compile_fast(fn: "BEFFunction") -> _FastCode:
         else:
             lines = [f"def {chunk_name}(ctx, X):"]
         line_pos: dict[int, tuple[int, bool]] = {}
-        if any(kernels[k].context for k in order[c0:c1]):
+        if any(kernels[k].context or not kernels[k].sync for k in order[c0:c1]):
             lines.append("    rq = ctx.request")
         loaded: set[int] = set()
         defined_here: set[int] = set()
@@ -753,23 +802,28 @@ def _compile_fast(fn: "BEFFunction") -> _FastCode:
                 if not single and r not in loaded and r not in defined_here:
                     loaded.add(r)
                     lines.append(f"    {names[r]} = X[{r}]; X[{r}] = None")
-            key = id(kp.fn)
-            fname = fn_names.get(key)
-            if fname is None:
-                fname = f"k{len(fn_names)}"
-                fn_names[key] = fname
-                namespace[fname] = kp.fn
             call_args = []
-            if kp.context:
-                site_name = f"s{kp.kid}"
-                namespace[site_name] = kp.site
-                call_args.append(f"KernelContext(ctx, {site_name})")
-            for j, a in enumerate(kp.attrs):
-                lit = _literal(a)
-                if lit is None:
-                    lit = f"a{kp.kid}_{j}"
-                    namespace[lit] = a
-                call_args.append(lit)
+            if not kp.sync:  # control flow (FAST_ASYNC_KERNELS): a caller that unwraps
+                fname = f"c{kp.kid}"
+                namespace[fname] = _async_caller(kp)
+                call_args.append("ctx")
+            else:
+                key = id(kp.fn)
+                fname = fn_names.get(key)
+                if fname is None:
+                    fname = f"k{len(fn_names)}"
+                    fn_names[key] = fname
+                    namespace[fname] = kp.fn
+                if kp.context:
+                    site_name = f"s{kp.kid}"
+                    namespace[site_name] = kp.site
+                    call_args.append(f"KernelContext(ctx, {site_name})")
+                for j, a in enumerate(kp.attrs):
+                    lit = _literal(a)
+                    if lit is None:
+                        lit = f"a{kp.kid}_{j}"
+                        namespace[lit] = a
+                    call_args.append(lit)
             call_args.extend(names[r] for r in kp.args)
             dying = []
             for r in kp.args:
@@ -800,7 +854,7 @@ def _compile_fast(fn: "BEFFunction") -> _FastCode:
                     dead.append(names[r])
             if dead:
                 post.append(f"del {', '.join(dead)}")
-            if kp.context:
+            if kp.context or not kp.sync:
                 post.append("if rq.cancel_value is not None: raise _Cancelled")
             for p in post:
                 lines.append("    " + p)
@@ -873,35 +927,104 @@ def _recover(
     exc.__traceback__ = None
     kp = plan.kernels[order[pos]]
     if not done:
-        err = _fail(kp, exec_ctx, exc)
-        for r in kp.results:
-            regs[r] = err
+        if isinstance(exc, _Pending):  # an async kernel ran; its results are not all concrete
+            for i, r in enumerate(kp.results):
+                regs[r] = exc.results[i] if kp.live[i] else None
+            exc.results = None
+        else:
+            err = _fail(kp, exec_ctx, exc)
+            for r in kp.results:
+                regs[r] = err
     del exc
     kuses = _uses_after(plan, pos)
     _release_dead(regs, kuses, plan)
-    request = exec_ctx.request
-    returned = set(plan.result_registers)
-    for kid in order[pos + 1 :]:
-        kp = plan.kernels[kid]
-        args_av = [regs[r] for r in kp.args]
-        for r in kp.args:
-            kuses[r] -= 1
-            if kuses[r] == 0 and r not in returned:
-                regs[r] = None
-        err = request.cancel_value
-        for i in range(len(args_av)):
-            if args_av[i].state == ERROR:
-                err = args_av[i]
-        if err is None:
-            results = _invoke(kp, exec_ctx, args_av)
-        else:
-            results = [err] * kp.nres
-        args_av.reverse()  # operands die in order
-        del args_av
-        for i, r in enumerate(kp.results):
-            regs[r] = results[i] if kp.live[i] else None
-            results[i] = None  # a result nobody uses dies now
-    return [regs[r] for r in plan.result_registers]  # type: ignore[misc]
+    return _RestOfFunction(plan, exec_ctx, regs, kuses, list(order[pos + 1 :])).start()
+
+
+class _RestOfFunction:
+    """The kernels after a fast-path exit, run by the interpreter's rules.
+
+    Kernels run in ``order`` as their operands become available; one that
+    waits on an unavailable value (an async kernel's result) is passed over
+    and resumed when that value resolves, so at most one wait is pending and
+    the state needs no lock.  Results not yet produced are IndirectAsyncValues.
+    """
+
+    __slots__ = ("plan", "exec_ctx", "regs", "kuses", "todo", "returned", "slots")
+
+    def __init__(self, plan: FunctionPlan, exec_ctx: ExecutionContext, regs: list, kuses: list[int],
+                 todo: list[int]) -> None:  # fmt: skip
+        self.plan = plan
+        self.exec_ctx = exec_ctx
+        self.regs = regs
+        self.kuses = kuses
+        self.todo = todo
+        self.returned = set(plan.result_registers)
+        self.slots: dict[int, IndirectAsyncValue] = {}
+
+    def start(self) -> list[AsyncValue]:
+        self.run()
+        regs = self.regs
+        out = []
+        for r in self.plan.result_registers:
+            v = regs[r]
+            if v is None:  # its kernel waits: a placeholder, forwarded when it runs
+                v = self.slots.get(r)
+                if v is None:
+                    v = self.slots[r] = IndirectAsyncValue()
+            out.append(v)
+        return out
+
+    def run(self) -> None:
+        plan = self.plan
+        kernels = plan.kernels
+        regs = self.regs
+        kuses = self.kuses
+        returned = self.returned
+        exec_ctx = self.exec_ctx
+        request = exec_ctx.request
+        waiting: AsyncValue | None = None
+        left = []
+        for kid in self.todo:
+            kp = kernels[kid]
+            blocked = False
+            for r in kp.args:
+                v = regs[r]
+                if v is None:  # produced by a kernel that waits
+                    blocked = True
+                elif not v.state:
+                    blocked = True
+                    if waiting is None:
+                        waiting = v
+            if blocked:
+                left.append(kid)
+                continue
+            args_av = [regs[r] for r in kp.args]
+            for r in kp.args:
+                kuses[r] -= 1
+                if kuses[r] == 0 and r not in returned:
+                    regs[r] = None
+            err = request.cancel_value
+            for i in range(len(args_av)):
+                if args_av[i].state == ERROR:
+                    err = args_av[i]
+            if err is None:
+                results = _invoke(kp, exec_ctx, args_av)
+            else:
+                results = [err] * kp.nres
+            args_av.reverse()  # operands die in order
+            del args_av
+            for i, r in enumerate(kp.results):
+                v = results[i] if kp.live[i] else None
+                regs[r] = v
+                results[i] = None  # a result nobody uses dies now
+                slot = self.slots.pop(r, None) if self.slots else None
+                if slot is not None:
+                    slot.forward_to(v)
+        self.todo = left
+        if left:
+            assert waiting is not None, "a kernel waits on nothing"
+            waiting.and_then(self.run)
 
 
 def _local_owners(fn: "BEFFunction", order: tuple[int, ...], pos: int, done: bool) -> dict[str, int]:

@@ -81,3 +81,92 @@ def test_long_functions_compile_in_chunks(monkeypatch):
     assert runner.values("main", 5) == [15, 5]
     fast = runner.program.function("main")._fast
     assert len(fast.chunks) == 3
+
+
+# -- control flow in the fast path ---------------------------------------------
+
+
+def control_flow_program(seed: int, streams: bool) -> ProgramBuilder:
+    """Random functions calling helpers through tfrt.call and tfrt.if: a helper
+    of sync kernels (its results come back available) and one whose result
+    comes from an async kernel (unavailable when the call returns, so the
+    fast path hands the rest of the caller to the interpreter).  With
+    ``streams``, kernels are spread over several streams."""
+    rng = random.Random(seed)
+    b = ProgramBuilder()
+    f = b.function("main", args=("i32",), results=("i32", "!tfrt.chain", "i32"))
+    inc = b.function("inc", args=("i32",), results=("i32",))
+    one = inc.op("tfrt.constant.i32", attrs=[("i32", 1)])
+    inc.ret(inc.op("tfrt.add.i32", inc.args[0], one))
+    later = b.function("later", args=("i32",), results=("i32",))
+    ten = later.op("tfrt.constant.i32", attrs=[("i32", 10)])
+    later.ret(later.op("tfrt_test.async_add.i32", later.args[0], ten))
+    ints = [f.args[0]]
+    ch = f.op("tfrt.new.chain")
+
+    def stream() -> int:
+        return rng.randint(0, 3) if streams else 0
+
+    for _ in range(rng.randint(5, 30)):
+        r = rng.random()
+        if r < 0.15:
+            ints.append(f.op("tfrt.constant.i32", attrs=[("i32", rng.randint(-3, 3))], stream=stream()))
+        elif r < 0.35:
+            ints.append(f.op("tfrt.add.i32", rng.choice(ints), rng.choice(ints), stream=stream()))
+        elif r < 0.45:
+            callee = rng.choice([inc, later])
+            ints.append(f.op("tfrt.call", rng.choice(ints), funcs=(callee.index,), stream=stream()))
+        elif r < 0.55:
+            cond = f.op("tfrt.constant.i1", attrs=[("i1", rng.random() < 0.5)], stream=stream())
+            then, other = rng.sample([inc, later], 2)
+            ints.append(f.op("tfrt.if", cond, rng.choice(ints), funcs=(then.index, other.index),
+                             stream=stream()))  # fmt: skip
+        elif r < 0.6:
+            ints.append(f.op("tfrt_test.fail", loc=("rand.mlir", 99, 1), stream=stream()))
+        else:
+            ch = f.op("tfrt.print.i32", rng.choice(ints), ch, stream=stream())
+    f.ret(rng.choice(ints), ch, f.args[0])
+    return b
+
+
+@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("streams", [False, True])
+def test_fast_path_with_control_flow_matches_interpreter(seed, streams, capsys):
+    b = control_flow_program(seed, streams)
+    results, out, diags = run_once(b, 1 << 30, capsys)
+    fast = run_once(b, 1, capsys)
+    # The prints follow one chain; errors of kernels on different streams may
+    # be reported in another order.
+    assert (fast[0], fast[1], sorted(fast[2], key=repr)) == (results, out, sorted(diags, key=repr))
+
+
+def test_a_caller_of_async_work_compiles_and_finishes_in_the_interpreter():
+    b = ProgramBuilder()
+    f = b.function("main", args=("i32",), results=("i32", "i32"))
+    later = b.function("later", args=("i32",), results=("i32",))
+    ten = later.op("tfrt.constant.i32", attrs=[("i32", 10)])
+    later.ret(later.op("tfrt_test.async_add.i32", later.args[0], ten))
+    x = f.op("tfrt.call", f.args[0], funcs=(later.index,))
+    y = f.op("tfrt.add.i32", x, x)
+    z = f.op("tfrt.add.i32", f.args[0], f.args[0])
+    f.ret(y, z)
+    runner = Runner(b, jit_threshold=1)
+    for n in (1, 2, 3):
+        assert runner.values("main", n) == [2 * (n + 10), 2 * n]
+    assert runner.program.function("main")._fast is not None
+
+
+def test_streams_split_a_function_only_on_a_threaded_queue():
+    b = ProgramBuilder()
+    f = b.function("main", args=("i32",), results=("i32",))
+    one = f.op("tfrt.constant.i32", attrs=[("i32", 1)], stream=1)
+    f.ret(f.op("tfrt.add.i32", f.args[0], one))
+    single = Runner(b, jit_threshold=1)
+    assert single.values("main", 1) == [2]
+    assert single.program.function("main")._fast is not None
+    threaded = Runner(b, work_queue="mstd:2", jit_threshold=1)
+    try:
+        assert threaded.values("main", 1) == [2]
+        assert threaded.program.function("main").plan.order is None
+    finally:
+        threaded.close()
