@@ -34,6 +34,9 @@ def default_pipeline(device: str = "cpu", opt_level: int = 2) -> str:
     if opt_level <= 0:
         return ",".join([*LOWERING, *place])
     passes = [
+        # Calls between functions of the module cost a nested execution each
+        # at run time; as MLIR's default pipelines do, inline them first.
+        "inline{default-pipeline=\"\"}",
         "canonicalize",
         "cse",
         *LOWERING,
@@ -131,7 +134,26 @@ def compile_module(
         raise DiagnosticError(Diagnostic("error", f"invalid pass pipeline: {e}")) from None
     run_passes(module, passes, after_pass=after_pass, verify_each=verify_each)
     check_lowered(module)
+    set_cost_threshold(module)
     return module
+
+
+# Kernels that do at least about this many element operations (see
+# tfrt.passes.stream_analysis.estimated_cost: ~1 ms of numpy) are worth a
+# stream of their own, which a threaded work queue runs beside the others;
+# cheaper ones stay in their producer's stream and run inline.
+COST_THRESHOLD = 1 << 20
+
+
+def set_cost_threshold(module) -> None:
+    """Give ``module`` the stream analysis's ``tfrt.cost_threshold`` (unless it
+    has one), so that only expensive kernels are split into streams."""
+    from xdsl.dialects.builtin import IntegerAttr, IntegerType
+
+    from tfrt.passes.stream_analysis import COST_THRESHOLD_ATTR
+
+    if COST_THRESHOLD_ATTR not in module.attributes:
+        module.attributes[COST_THRESHOLD_ATTR] = IntegerAttr(COST_THRESHOLD, IntegerType(64))
 
 
 def compile_text_to_bef(text: str, filename: str = "-", **kwargs) -> bytes:

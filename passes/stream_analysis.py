@@ -94,11 +94,55 @@ def _is_chain(t: Attribute) -> bool:
 def default_cost(op: Operation) -> int | None:
     """TFRT's default cost model: the cost an op declares through the
     `AttrCostTrait` (``_tfrt_cost``), or None.  A non-positive cost (only
-    possible in unverified IR) counts as none."""
+    possible in unverified IR) counts as none.  The kernels the compiler
+    emits (``tfrt_scalar``, ``tfrt_array``) declare none; they are costed by
+    :func:`estimated_cost`."""
     if not op.has_trait(AttrCostTrait, value_if_unregistered=False):
+        name = _name(op)
+        if name.startswith(ESTIMATED_DIALECTS):
+            return estimated_cost(op)
         return None
     cost = AttrCostTrait.cost(op)
     return cost if cost is not None and cost > 0 else None
+
+
+# Dialects of the compiler's kernels, whose cost is estimated from types.
+ESTIMATED_DIALECTS = ("tfrt_scalar.", "tfrt_array.")
+# Array ops that only make a view or a constant: cost 1.
+_VIEW_OPS = frozenset({"tfrt_array.constant", "tfrt_array.extract", "tfrt_array.reshape",
+                       "tfrt_array.expand_shape", "tfrt_array.collapse_shape"})  # fmt: skip
+
+
+def _elements(t: Attribute) -> int:
+    shape = getattr(t, "shape", None)
+    if shape is None:
+        return 1
+    n = 1
+    for d in shape.data:
+        n *= max(int(getattr(d, "data", d)), 1)
+    return n
+
+
+def estimated_cost(op: Operation) -> int:
+    """About the number of element operations a compiled kernel does: 1 for
+    scalar kernels and views, the result elements for elementwise work, times
+    the contraction size for ``matmul`` and ``conv2d`` (the first operand's
+    last dimension, and the filter's spatial size for convolutions)."""
+    name = _name(op)
+    if name.startswith("tfrt_scalar.") or name in _VIEW_OPS:
+        return 1
+    out = sum(_elements(r.type) for r in op.results) or 1
+    if name in ("tfrt_array.matmul", "tfrt_array.conv2d") and op.operands:
+        shape = getattr(op.operands[0].type, "shape", None)
+        if shape is not None and shape.data:
+            out *= max(int(getattr(shape.data[-1], "data", 1)), 1)
+        if name == "tfrt_array.conv2d" and len(op.operands) > 1:
+            fshape = getattr(op.operands[1].type, "shape", None)
+            if fshape is not None and len(fshape.data) == 4:
+                out *= max(int(fshape.data[0].data) * int(fshape.data[1].data), 1)
+    else:
+        out = max(out, sum(_elements(o.type) for o in op.operands))
+    return max(out, 1)
 
 
 def _option(block: Block, name: str) -> Attribute | None:

@@ -295,3 +295,31 @@ func.func @main() -> i32 {
     bef = tmp_path / "m.bef"
     out = subprocess.run([str(BIN / "tfrt_compile"), str(src), "-O0", "-o", str(bef)], capture_output=True, text=True)
     assert out.returncode == 0 and bef.read_bytes()[:2] == b"\x0b\xef", out.stderr
+
+
+def _streams(text: str) -> dict[str, set[int]]:
+    from tfrt.passes.compiler import compile_text_to_bef
+
+    prog = tfrt.api.load(compile_text_to_bef(text))
+    return {f.name: {k.stream for k in f.plan.kernels[1:]} for f in prog._program.functions if f.plan}
+
+
+def test_cheap_kernels_share_one_stream_and_expensive_ones_get_their_own():
+    """Compiled kernels are costed from their types: small independent work
+    runs inline in one stream; two independent 512x512x512 matmuls get a
+    stream each, which a threaded work queue runs side by side."""
+    small = """
+    func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+      %0 = arith.addf %a, %b : tensor<4x4xf32>
+      %1 = arith.mulf %a, %b : tensor<4x4xf32>
+      return %0, %1 : tensor<4x4xf32>, tensor<4x4xf32>
+    }"""
+    assert _streams(small)["f"] == {0}
+    big = """
+    func.func @g(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>) -> (tensor<512x512xf32>, tensor<512x512xf32>) {
+      %e = tensor.empty() : tensor<512x512xf32>
+      %0 = linalg.matmul ins(%a, %b : tensor<512x512xf32>, tensor<512x512xf32>) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
+      %1 = linalg.matmul ins(%b, %a : tensor<512x512xf32>, tensor<512x512xf32>) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
+      return %0, %1 : tensor<512x512xf32>, tensor<512x512xf32>
+    }"""
+    assert len(_streams(big)["g"]) == 2
