@@ -1,6 +1,6 @@
 """Sample benchmarks: each sample's figures beside its baselines, measured in one run.
 
-    python benchmarks/bench_samples.py [--quick] [--sections nqueens,tasks] [--repeat R]
+    python benchmarks/bench_samples.py [--quick] [--sections xor,nqueens,tasks] [--repeat R]
 
 Sections (each a function; ``SECTIONS`` maps names to them):
 
@@ -14,6 +14,13 @@ Sections (each a function; ``SECTIONS`` maps names to them):
     placement; every row counts the same placements), best of R rounds;
     the rounds interleave the rows, so load on the machine hits every row
     alike, and the ratios are taken within the run.
+``xor``
+    ``samples/xor``: the training program (3000 SGD steps in an
+    ``scf.for``) compiled once, then per step through ``tfrt.api`` beside
+    numpy taking the same float32 steps in a Python loop (both reach the
+    same loss); and end to end as a user runs it: ``tfrt_compile`` and
+    ``bef_executor`` in fresh processes, beside ``python`` running the
+    numpy loop in a fresh process.
 ``tasks``
     Where a task's time goes: nanoseconds per primitive (AsyncValue
     creation, a callback, queue push and pop, a join, the hand-off to a
@@ -304,7 +311,77 @@ def tasks_section(count: int, repeat: int) -> None:
           " beside the GIL; differences under ~0.2 are noise)")
 
 
+def _xor_numpy(steps: int):
+    import numpy as np
+
+    sig = lambda z: 1 / (1 + np.exp(-z))  # noqa: E731
+    x = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], np.float32)
+    y = np.array([[0], [1], [1], [0]], np.float32)
+    rng = np.random.default_rng(0)
+    w1 = np.round(rng.standard_normal((2, 8)), 6).astype(np.float32)
+    w2 = np.round(rng.standard_normal((8, 1)), 6).astype(np.float32)
+    b1, b2 = np.zeros(8, np.float32), np.zeros(1, np.float32)
+    for _ in range(steps):
+        h = sig(x @ w1 + b1)
+        o = sig(h @ w2 + b2)
+        loss = np.mean((o - y) ** 2)
+        d_o = (o - y) * np.float32(0.5) * o * (1 - o)
+        d_h = (d_o @ w2.T) * h * (1 - h)
+        w1, b1 = w1 - 2 * (x.T @ d_h), b1 - 2 * d_h.sum(0)
+        w2, b2 = w2 - 2 * (h.T @ d_o), b2 - 2 * d_o.sum(0)
+    return float(loss)
+
+
+def xor_section(repeat: int) -> None:
+    import contextlib
+    import io
+    import subprocess
+    import tempfile
+
+    import tfrt.api
+    from tfrt.passes.compiler import compile_text_to_bef
+
+    steps = 3000
+    train = ROOT / "samples" / "xor" / "train.mlir"
+    t0 = time.perf_counter()
+    bef = compile_text_to_bef(train.read_text())
+    compile_s = time.perf_counter() - t0
+    prog = tfrt.api.load(bef)
+    ours, ref = [], []
+    for _ in range(repeat):
+        with contextlib.redirect_stdout(io.StringIO()):
+            t0 = time.perf_counter()
+            loss = prog.call("train")[-1]
+            ours.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        ref_loss = _xor_numpy(steps)
+        ref.append(time.perf_counter() - t0)
+    a, b = _best(ours) / steps * 1e6, _best(ref) / steps * 1e6
+    print(f"== XOR training, {steps} steps (µs per step, best of {repeat}; lower is better)")
+    print(f"  in-process: compiled program {a:7.1f}   numpy loop {b:7.1f}   ratio {a / b:5.2f}x"
+          f"   (loss {float(loss):.6g} vs {ref_loss:.6g}; compile {compile_s:.2f} s)")
+    # End to end, fresh processes, as the sample's README runs it.
+    bindir = Path(sys.executable).parent
+    with tempfile.TemporaryDirectory() as tmp:
+        def timed(*cmd) -> float:
+            t0 = time.perf_counter()
+            subprocess.run([str(c) for c in cmd], cwd=tmp, check=True, capture_output=True)
+            return time.perf_counter() - t0
+
+        comp = min(timed(bindir / "tfrt_compile", train, "-o", "train.bef") for _ in range(repeat))
+        run = min(timed(bindir / "bef_executor", "train.bef", "--function=train", "--output=@w.npy",
+                        *["--output=+w.npy"] * 3) for _ in range(repeat))  # fmt: skip
+        import inspect
+
+        script = inspect.getsource(_xor_numpy) + f"\nprint(_xor_numpy({steps}))\n"
+        py = min(timed(sys.executable, "-c", script) for _ in range(repeat))
+    print(f"  end to end (fresh processes, s): tfrt_compile {comp:.2f} + bef_executor {run:.2f}"
+          f" = {comp + run:.2f}   python+numpy {py:.2f}   ratio {(comp + run) / py:.2f}x"
+          f" (bef_executor alone {run / py:.2f}x)")
+
+
 SECTIONS = {
+    "xor": lambda opts: xor_section(opts.repeat),
     "nqueens": lambda opts: nqueens_section([8, 9] if opts.quick else [8, 9, 10], opts.repeat),
     "tasks": lambda opts: tasks_section(20_000 if opts.quick else 100_000, opts.repeat),
 }
