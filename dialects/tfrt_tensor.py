@@ -6,7 +6,7 @@ and consume it.  Unknown types of the dialect are accepted, as TFRT's
 ``allowUnknownTypes()`` does.
 
 The ops are the tensor compute kernels ``tfrt_tensor.<op>``
-(``tfrt.tensor.kernels_compute``): each runs its op of ``tfrt.devices.ops`` on
+(``tfrt.kernels.tfrt_tensor``): each runs its op of ``tfrt.devices.ops`` on
 the device its first input lives on.  Tensors are values: no chains, inputs
 are never written, so every op is Pure.  A small MLP layer::
 

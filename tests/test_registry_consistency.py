@@ -24,7 +24,7 @@ from tfrt.devices.ops import OPS
 from tfrt.dialects import RUNTIME_DIALECTS
 from tfrt.dialects import tfrt_tensor
 from tfrt.kernels.registry import attr_type_code, default_registry
-from tfrt.tensor.kernels_compute import ATTR_KINDS
+from tfrt.kernels.tfrt_tensor import ATTR_KINDS
 
 # Kernel names (full-match regexes) that have no op definition, by why.
 GENERIC_ONLY_KERNELS: dict[str, str] = {

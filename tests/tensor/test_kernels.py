@@ -22,7 +22,7 @@ def test_every_family_is_registered():
         "tfrt_tensor.to_host",
     ):
         assert name in reg, name
-    only_dht = KernelRegistry().add_module("tfrt.tensor.kernels_dht")
+    only_dht = KernelRegistry().add_module("tfrt.kernels.tfrt_dht")
     assert "tfrt_dht.print_tensor" in only_dht and "ts.build_shape" not in only_dht
 
 

@@ -9,7 +9,7 @@ import pytest
 from tfrt.devices import get_device
 from tfrt.devices.ops import OPS
 from tfrt.kernels.registry import default_registry
-from tfrt.tensor.kernels_compute import ATTR_KINDS
+from tfrt.kernels.tfrt_tensor import ATTR_KINDS
 
 from .pipeline import run_mlir
 

@@ -1,4 +1,4 @@
-"""`tfrt_test.resize_bilinear` (tfrt.tensor.kernels_image)."""
+"""`tfrt_test.resize_bilinear` (tfrt.kernels.tfrt_test_image)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from tfrt.kernels.registry import KernelError
 from tfrt.tensor.host_tensor import DenseHostTensor
-from tfrt.tensor.kernels_image import resize_bilinear
+from tfrt.kernels.tfrt_test_image import resize_bilinear
 
 from .pipeline import run_mlir
 

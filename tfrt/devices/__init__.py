@@ -14,10 +14,6 @@ is first requested.
 
 from __future__ import annotations
 
-# The tensor package first: its kernel module ``kernels_compute`` imports
-# ``tfrt.devices.ops``, which needs ``tfrt.tensor`` fully initialised.  Importing
-# it here fixes the order whichever package a program imports first.
-import tfrt.tensor  # noqa: F401
 from tfrt.devices.base import (
     CAP_ASYNC,
     CAP_BF16,

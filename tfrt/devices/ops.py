@@ -12,7 +12,7 @@ Three ways in, all ending in :func:`run_op`:
 
 * eager Python: ``device.ops.matmul(a, b, transpose_b=True)`` or
   ``dispatch("matmul", a, b, transpose_b=True)`` (device taken from the inputs);
-* BEF kernels ``tfrt_tensor.<op>`` (``tfrt.tensor.kernels_compute``);
+* BEF kernels ``tfrt_tensor.<op>`` (``tfrt.kernels.tfrt_tensor``);
 * the compiler lowers to those kernels.
 
 Example::

@@ -1,9 +1,14 @@
-"""Kernels: the registry (``tfrt.kernels.registry``) and the built-in kernel modules.
+"""Kernels: the registry (``tfrt.kernels.registry``) and every dialect's kernels.
 
-``basic`` (``tfrt.*`` scalar kernels), ``control_flow`` (``tfrt.call/if/while/...``),
-``test_kernels`` (``tfrt_test.*``, ``tfrt_tutorial.*``, ``vt.*``) and ``native``
-(``{tfrt.native}`` functions) register themselves when imported;
-:func:`default_registry` imports them.
+One module per dialect: ``basic`` (``tfrt.*`` scalar kernels),
+``control_flow`` (``tfrt.call/if/while/...``), ``tfrt_scalar``,
+``tfrt_array``, ``tfrt_tensor`` (device-dispatched tensor ops), ``tfrt_dht``
+(``tfrt_dht.*``, ``tfrt_sht.*``), ``ts``, ``coo``, ``btf``, ``corert``, the
+``*_sync`` twins, ``test_kernels`` (``tfrt_test.*``, ``tfrt_tutorial.*``,
+``vt.*``), ``tfrt_test_tensor`` and ``tfrt_test_image`` (TFRT's tensor test
+kernels) and ``native`` (``{tfrt.native}`` functions).  Each registers its
+kernels when imported; :func:`default_registry` imports them
+(``registry.BUILTIN_KERNEL_MODULES``).
 """
 
 from tfrt.kernels.registry import (

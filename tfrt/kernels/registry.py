@@ -106,9 +106,9 @@ the defining module) and returns the function unchanged, so modules can call
 each other's kernels directly.  A :class:`KernelRegistry` is built from
 modules: ``KernelRegistry().add_module("tfrt.kernels.basic")`` holds only the
 kernels that module defines (what a test needs).  :func:`default_registry`
-loads the built-in modules, the ``tfrt.tensor`` and ``tfrt.devices`` packages
-when they exist (their modules named ``kernels*`` are imported, and whatever
-their ``__init__`` imports), and the
+loads the built-in modules, one per dialect in this package
+(:data:`BUILTIN_KERNEL_MODULES`; adding a dialect's kernels is a module here
+plus its name there), the device-dispatched ``tfrt_tensor`` kernels, and the
 ``tfrt.kernels`` entry-point group (an entry point names a module, or a
 callable taking the registry).  Native functions (``func.func`` with
 ``{tfrt.native}``) have their own namespace: :func:`native_function`.
@@ -397,6 +397,7 @@ class KernelRegistry:
         return sorted(self._natives)
 
 
+# One module per dialect (a dialect's sync twin, ``ts_sync``, has its own).
 BUILTIN_KERNEL_MODULES = (
     "tfrt.kernels.basic",
     "tfrt.kernels.control_flow",
@@ -404,9 +405,20 @@ BUILTIN_KERNEL_MODULES = (
     "tfrt.kernels.native",
     "tfrt.kernels.tfrt_array",
     "tfrt.kernels.tfrt_scalar",
+    "tfrt.kernels.tfrt_dht",
+    "tfrt.kernels.tfrt_dht_sync",
+    "tfrt.kernels.ts",
+    "tfrt.kernels.ts_sync",
+    "tfrt.kernels.coo",
+    "tfrt.kernels.btf",
+    "tfrt.kernels.corert",
+    "tfrt.kernels.corert_sync",
+    "tfrt.kernels.tfrt_test_tensor",
+    "tfrt.kernels.tfrt_test_image",
 )
-# Packages other engineers own; each registers its kernels when imported.
-OPTIONAL_KERNEL_PACKAGES = ("tfrt.tensor", "tfrt.devices")
+# Kernels over the device plug-ins (tfrt.devices): a failure to load them
+# leaves the other kernels usable.
+OPTIONAL_KERNEL_MODULES = ("tfrt.kernels.tfrt_tensor",)
 ENTRY_POINT_GROUP = "tfrt.kernels"
 
 _default: KernelRegistry | None = None
@@ -423,11 +435,11 @@ def default_registry() -> KernelRegistry:
             reg = KernelRegistry()
             for mod in BUILTIN_KERNEL_MODULES:
                 reg.add_module(mod)
-            for pkg in OPTIONAL_KERNEL_PACKAGES:
+            for mod in OPTIONAL_KERNEL_MODULES:
                 try:
-                    reg.add_package(pkg)
+                    reg.add_module(mod)
                 except Exception as exc:  # keep the other kernels usable
-                    sys.stderr.write(f"tfrt: warning: kernels of {pkg} not loaded: "
+                    sys.stderr.write(f"tfrt: warning: kernels of {mod} not loaded: "
                                      f"{type(exc).__name__}: {exc}\n")
             reg.defer_plugins()
             _default = reg

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from tfrt.kernels.registry import CHAIN, DEFINITIONS, KernelDef, kernel
-from tfrt.tensor import kernels_corert as corert
+from tfrt.kernels import corert as corert
 
 # TFRT's `corert_sync` dialect defines create_dense_tensor for these dtypes.
 SYNC_DENSE_DTYPES = (

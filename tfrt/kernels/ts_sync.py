@@ -7,13 +7,13 @@ Each kernel calls the `ts` kernel of the same name, so the two agree::
 
 They are thin wrappers rather than the `ts` functions registered twice: the
 registry files a kernel under the module of its function, and
-``KernelRegistry().add_module("tfrt.tensor.kernels_ts_sync")`` must hold these.
+``KernelRegistry().add_module("tfrt.kernels.ts_sync")`` must hold these.
 """
 
 from __future__ import annotations
 
 from tfrt.kernels.registry import kernel
-from tfrt.tensor import kernels_ts as ts
+from tfrt.kernels import ts as ts
 
 
 @kernel("ts_sync.build_shape", attrs=("i64[]",))

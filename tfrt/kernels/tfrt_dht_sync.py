@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from tfrt.kernels.registry import CHAIN, DEFINITIONS, KernelDef, KernelError, kernel
-from tfrt.tensor import kernels_dht as dht
+from tfrt.kernels import tfrt_dht as dht
 
 # The dtypes and ranks of TFRT's `dense_host_tensor_sync.td` (kept here rather
 # than imported: the runtime does not import the compiler's dialects).
