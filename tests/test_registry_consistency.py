@@ -186,3 +186,21 @@ def test_tensor_op_operands_match_the_op_spec(name):
         assert tfrt_tensor.OP_SPECS[name].operands is tfrt_tensor.OpSpec.VARIADIC
     else:
         assert len(definition.operands) == expected
+
+
+def test_every_kernel_module_is_loaded_by_the_default_registry():
+    """A dialect's kernels are one module of tfrt/kernels listed in
+    BUILTIN_KERNEL_MODULES (or OPTIONAL_KERNEL_MODULES): a module that defines
+    kernels but is not listed would register nothing."""
+    import pkgutil
+
+    import tfrt.kernels as pkg
+    from tfrt.kernels import registry
+
+    listed = set(registry.BUILTIN_KERNEL_MODULES) | set(registry.OPTIONAL_KERNEL_MODULES)
+    for info in pkgutil.iter_modules(pkg.__path__):
+        name = f"tfrt.kernels.{info.name}"
+        importlib.import_module(name)
+        if registry.DEFINITIONS.get(name) or registry.NATIVE_DEFINITIONS.get(name):
+            assert name in listed, f"{name} defines kernels but default_registry does not load it"
+    assert listed <= set(default_registry()._modules)
