@@ -333,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     tf_t = d.get("tensorflow eager (x + y)")
     print(f"  eager dispatch: {ours:.2f} us/op; {ours / d['numpy (x + y)']:.2f}x numpy"
           + (f", {ours / torch_t:.2f}x torch eager" if torch_t else "")
-          + (f", {tf_t / ours:.1f}x faster than TF eager" if tf_t else " (TF not installed; 42-50 us measured here)"))  # fmt: skip
+          + (f", {tf_t / ours:.1f}x faster than TF eager" if tf_t else " (TensorFlow not installed: no TF ratio)"))  # fmt: skip
     print(f"  @tfrt.function call: {f['@tfrt.function (a + b)']:.2f} us")
     print(f"  MLP eager: {m['tfrt eager'] / m['numpy called directly']:.2f}x numpy called directly")
     sys.stdout.flush()
