@@ -294,6 +294,10 @@ def _looks_like_mlir(data: bytes, path: str) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:
+        from tfrt.tools import default_sigpipe
+
+        default_sigpipe()
     try:
         return _main(list(sys.argv[1:] if argv is None else argv))
     except KeyboardInterrupt:

@@ -1284,6 +1284,10 @@ def _input_shapes(specs: list[str]) -> dict[str, tuple[int, ...]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:
+        from tfrt.tools import default_sigpipe
+
+        default_sigpipe()
     p = argparse.ArgumentParser(prog=PROG, description="Import an ONNX model as high-level MLIR.")
     p.add_argument("input", help="the .onnx file")
     p.add_argument("-o", dest="output", default="-", help="output .mlir file (default: stdout)")

@@ -47,6 +47,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:
+        from tfrt.tools import default_sigpipe
+
+        default_sigpipe()
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         status = _run(args_list)

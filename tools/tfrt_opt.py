@@ -396,6 +396,10 @@ def _build_pipeline(
 
 def main(argv: list[str] | None = None) -> int:
     """Run tfrt_opt; returns the exit status (0 ok, 1 error)."""
+    if argv is None:
+        from tfrt.tools import default_sigpipe
+
+        default_sigpipe()
     argv = list(sys.argv[1:] if argv is None else argv)
     sources = SourceManager()
     try:

@@ -83,6 +83,10 @@ def _build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``tfrt_translate`` console script; returns the exit
     status (and exits with it when run as a script)."""
+    if argv is None:
+        from tfrt.tools import default_sigpipe
+
+        default_sigpipe()
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         status = _run(args_list)

@@ -105,3 +105,26 @@ def test_runtime_error_points_at_the_source_op(src):
     assert f"{src}:13:3: error: runtime error: tfrt_array.extract: index 9 is out of bounds" in out.stderr
     assert "tensor.extract %t[%i]" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGPIPE")
+def test_a_reader_that_closes_the_pipe_early_gets_no_error(tmp_path):
+    """`bef_executor prog | head -1`: the tool stops quietly, as C tools do."""
+    src = tmp_path / "loop.mlir"
+    src.write_text(
+        "func.func @main() {\n"
+        "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
+        "  %n = arith.constant 100000 : index\n"
+        "  scf.for %i = %c0 to %n step %c1 {\n"
+        '    printf.print_format "line {}\\n", %i : index\n'
+        "  }\n  return\n}\n"
+    )
+    proc = subprocess.Popen([str(BIN / "bef_executor"), str(src)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)  # fmt: skip
+    first = proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away, as `head -1` does
+    err = proc.stderr.read()
+    proc.wait(timeout=120)
+    assert first  # the driver's first line
+    assert err == b"", err.decode()
+    assert proc.returncode in (0, -13)  # done, or ended by SIGPIPE
