@@ -6,6 +6,7 @@
     tfrt_compile model.mlir --device=gpu -o model.bef    # kernels placed on the GPU
     tfrt_compile in.mlir --load-pass-plugin my.py --preprocess=lower-mylib -o out.bef
     tfrt_compile in.mlir --pass-pipeline='lower-linalg,lower-arith,lower-func' --emit=mlir
+    tfrt_compile model.mlir --mlir-timing -o model.bef   # time per phase and pass (stderr)
 
 ``--preprocess`` runs passes (built-in, from ``--load-pass-plugin`` files, or
 from packages' ``tfrt.passes`` entry points) before the pipeline;
@@ -43,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--verify-each", action="store_true",
                    help="verify the IR after every pass (default: once, at the end)")
     p.add_argument("--print-pipeline", action="store_true", help="print the pipeline that would run and exit")
+    p.add_argument("--mlir-timing", action="store_true",
+                   help="print the wall time of the import or parse, each pass and the BEF writer (stderr)")
     return p
 
 
@@ -89,19 +92,39 @@ def _compile(args: argparse.Namespace, sources: Any) -> int:
 
         for path in args.plugins:
             available.update(load_pass_plugin(path))
+    import time
+
+    from tfrt.tools.tfrt_opt import Timing, display_name
+
+    timing = Timing() if args.mlir_timing else None
+    mark = [time.perf_counter()]
+
+    def lap(name: str) -> None:
+        now = time.perf_counter()
+        if timing is not None:
+            timing.add(name, now - mark[0])
+        mark[0] = now
+
     if args.input.endswith(".onnx"):
         filename, text = _import_onnx(args.input)
+        lap("ONNX import")
     else:
         filename, text = _read(args.input)
+        lap("Read input")
     sources.add(filename, text)
     from tfrt.dialects.printer import print_module
     from tfrt.dialects.syntax import parse_module
 
+    lap("Imports (xDSL, lark)")
     module = parse_module(text, filename, allow_unregistered=True)
+    lap("Parser")
 
     def dump(p: Any, m: Any) -> None:
-        sys.stderr.write(f"// -----// IR Dump After {type(p).__name__} ({p.name}) //----- //\n")
-        sys.stderr.write(print_module(m) + "\n")
+        lap(display_name(p))
+        if args.mlir_print_ir_after_all:
+            sys.stderr.write(f"// -----// IR Dump After {type(p).__name__} ({p.name}) //----- //\n")
+            sys.stderr.write(print_module(m) + "\n")
+            mark[0] = time.perf_counter()
 
     if is_high_level(module) or pipeline is not None or args.preprocess:
         compile_module(
@@ -111,22 +134,33 @@ def _compile(args: argparse.Namespace, sources: Any) -> int:
             pipeline=pipeline,
             preprocess=args.preprocess,
             available=available,
-            after_pass=dump if args.mlir_print_ir_after_all else None,
+            after_pass=dump if (args.mlir_print_ir_after_all or timing is not None) else None,
             verify_each=args.verify_each,
         )
+        lap("Verifier")
     if args.emit == "mlir":
-        _write(args.output or "-", print_module(module).encode())
+        text_out = print_module(module)
+        lap("Printer")
+        _write(args.output or "-", text_out.encode())
+        _report(timing)
         return 0
     from tfrt.bef.writer import write_bef
 
     data = write_bef(module)
+    lap("BEF writer")
     out = args.output
     if out is None:
         out = (filename[: -len(".mlir")] if filename.endswith(".mlir") else filename) + ".bef"
         if args.input == "-":
             out = "-"
     _write(out, data)
+    _report(timing)
     return 0
+
+
+def _report(timing: Any) -> None:
+    if timing is not None:
+        sys.stderr.write(timing.report())
 
 
 def _import_onnx(path: str) -> tuple[str, str]:

@@ -323,3 +323,19 @@ def test_cheap_kernels_share_one_stream_and_expensive_ones_get_their_own():
       return %0, %1 : tensor<512x512xf32>, tensor<512x512xf32>
     }"""
     assert len(_streams(big)["g"]) == 2
+
+
+def test_mlir_timing_reports_the_parse_each_pass_and_the_bef_writer(tmp_path):
+    src = tmp_path / "m.mlir"
+    src.write_text(
+        "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %0 = arith.addf %a, %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n"
+    )
+    out = subprocess.run([str(BIN / "tfrt_compile"), str(src), "-o", str(tmp_path / "m.bef"), "--mlir-timing"],
+                         capture_output=True, text=True)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    names = [line.split(")", 1)[1].strip() for line in out.stderr.splitlines() if "%)" in line]
+    assert names[:3] == ["Read input", "Imports (xDSL, lark)", "Parser"]
+    for name in ("Inliner", "LowerArith", "InsertChains", "Verifier", "BEF writer", "Rest", "Total"):
+        assert name in names, names
+    assert (tmp_path / "m.bef").read_bytes()[:2] == b"\x0b\xef"
