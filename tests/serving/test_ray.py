@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -47,16 +48,21 @@ def test_requests_keep_succeeding_when_a_replica_dies(tmp_path):
     )  # fmt: skip
     rows = [[1, 2, 3, 4], [0, 1, 0, 0]]
     want = (np.array(rows, np.float32) @ W).tolist()
+    lines: list[str] = []  # the server's output, read as it comes
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+    reader.start()
     try:
+        # Up: the command has reported the deployment (serve.run returned)
+        # and the HTTP proxy answers.
         deadline = time.monotonic() + 180
         while True:
             try:
-                if _predict(url, rows)[0] == 200:
+                if any("with 2 replica(s) per model" in line for line in list(lines)) and _predict(url, rows)[0] == 200:
                     break
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
-            assert proc.poll() is None, proc.stdout.read()
-            assert time.monotonic() < deadline, "the Ray deployment did not come up"
+            assert proc.poll() is None, "".join(lines)
+            assert time.monotonic() < deadline, "the Ray deployment did not come up:\n" + "".join(lines)
             time.sleep(0.5)
         assert _predict(url, rows) == (200, {"predictions": want})
 
@@ -77,5 +83,6 @@ def test_requests_keep_succeeding_when_a_replica_dies(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    log = proc.stdout.read()
+    reader.join(timeout=30)
+    log = "".join(lines)
     assert "serving" in log and "with 2 replica(s) per model" in log, log

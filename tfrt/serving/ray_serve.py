@@ -190,8 +190,12 @@ def serve_on_ray(repo: ModelRepository, args) -> int:
 
     root = Path(repo.root).resolve()
     repo.close()  # the replicas load their own copies
+    stop = threading.Event()
     try:
         ray.init(address=args.address, ignore_reinit_error=True, logging_level=logging.WARNING)
+        # A stop request during the deployment ends it once serve.run returns.
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())
         serve.start(http_options={"host": args.host, "port": args.port})
         serve.run(
             application(str(root), replicas=args.replicas, max_body=args.max_body_bytes,
@@ -210,9 +214,6 @@ def serve_on_ray(repo: ModelRepository, args) -> int:
             pass
         return 1
     log.info("serving %s on Ray at http://%s:%d with %d replica(s) per model", root, args.host, args.port, args.replicas)
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
     while not stop.is_set():
         time.sleep(0.2)
     serve.shutdown()
