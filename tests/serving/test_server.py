@@ -201,3 +201,16 @@ def test_an_onnx_model_is_imported_at_each_batch_size(tmp_path):
         x = np.arange(24, dtype=np.float32).reshape(6, 4)
         r = c.post("/v1/models/onnxmm:predict", json={"instances": x.tolist()})
         assert r.status_code == 200 and r.json() == {"predictions": (x @ W).tolist()}
+
+
+def test_json_that_only_the_standard_parser_reads_is_still_accepted(client):
+    """Bodies are parsed with orjson when it is installed; what it refuses but
+    Python's json reads (NaN, Infinity) still gets through."""
+    from tfrt.serving.protocols import parse_json
+
+    assert parse_json(b'{"instances": [[1, 2, 3, 4]]}') == {"instances": [[1, 2, 3, 4]]}
+    got = parse_json(b'{"instances": [[NaN, Infinity, 0, 1]]}')["instances"][0]
+    assert got[0] != got[0] and got[1] == float("inf")
+    r = client.post("/v1/models/linear:predict", content=b'{"instances": [[NaN, 1, 2, 3]]}')
+    assert r.status_code == 200, r.text
+    assert "NaN" in r.text  # written back as TensorFlow Serving writes it

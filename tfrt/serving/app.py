@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import re
 import time
@@ -66,6 +67,14 @@ class Metrics:
 
 _V1 = re.compile(r"^(?P<name>[^/:]+)(?:/versions/(?P<version>[^/:]+))?(?P<rest>:predict|/metadata)?$")
 _V2 = re.compile(r"^(?P<name>[^/]+)(?:/versions/(?P<version>[^/]+))?(?P<rest>/infer|/ready)?$")
+
+
+class _PredictResponse(JSONResponse):
+    """JSON with non-finite numbers written as ``NaN`` / ``Infinity``, as
+    TensorFlow Serving writes them (Starlette's JSONResponse refuses them)."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=False, allow_nan=True, separators=(",", ":")).encode("utf-8")
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -218,7 +227,7 @@ def create_app(
                 raise P.ProtocolError(405, f"{request.method} is not allowed here")
             payload = P.parse_json(await server.body(request))
             mv, outputs, form = await server.infer(name, version, lambda mv: P.tfs_parse(mv, payload))
-            return JSONResponse(P.tfs_response(mv, outputs, form))
+            return _PredictResponse(P.tfs_response(mv, outputs, form))
         except P.ProtocolError as exc:
             code = exc.status
             return _error(exc.status, exc.message)

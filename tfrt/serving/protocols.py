@@ -107,7 +107,18 @@ def check_inputs(mv: ModelVersion, arrays: list[np.ndarray]) -> int:
 # TensorFlow Serving REST
 
 
+try:  # about 8x faster on the number arrays of predict bodies (the serve extra)
+    from orjson import loads as _fast_loads
+except ImportError:  # pragma: no cover - plain json then
+    _fast_loads = None
+
+
 def parse_json(body: bytes) -> Any:
+    if _fast_loads is not None:
+        try:
+            return _fast_loads(body)
+        except ValueError:
+            pass  # what orjson refuses (NaN, Infinity, huge integers) json may accept
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
