@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from tfrt.devices.allocator import CachingAllocator, OutOfMemoryError, round_size
+from tfrt.allocator import CachingAllocator, OutOfMemoryError, round_size
 
 
 class Raw:

@@ -17,7 +17,8 @@ import pytest
 
 from tfrt.devices import CAP_BF16, CAP_COMPLEX, CAP_COMPUTE, CAP_F16, CAP_F64
 from tfrt.devices.base import DeviceError
-from tfrt.devices.ops import OPS, OpError, dispatch
+from tfrt.devices import dispatch
+from tfrt.devices.ops import OPS, OpError
 
 from .helpers import fetch, put, requires
 

@@ -8,7 +8,7 @@ import gc
 import numpy as np
 import pytest
 
-from tfrt.devices.allocator import OutOfMemoryError
+from tfrt.allocator import OutOfMemoryError
 from tfrt.devices.gpu import GpuDevice, GpuStream
 
 from . import fake_cupy

@@ -127,7 +127,7 @@ def test_third_party_device_is_found_through_entry_points(installed_sample):
     code = (
         "import json, numpy as np\n"
         "from tfrt.devices import device_kinds, get_device, available_device_kinds\n"
-        "from tfrt.devices.ops import dispatch\n"
+        "from tfrt.devices import dispatch\n"
         "dev = get_device('counting')\n"
         "a = dev.copy_to_device(np.array([[1.0, -2.0], [3.0, 4.0]], np.float32))\n"
         "b = dev.ops.relu(dev.ops.matmul(a, a))\n"
@@ -178,3 +178,23 @@ def test_tensor_and_device_packages_need_no_compiler():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[0.0, 2.0]"
+
+
+def test_device_modules_import_in_layers_without_a_circle():
+    """errors <- ops <- base <- registry: each imports only modules below it,
+    at module level, and none imports another inside a function."""
+    import ast
+    from pathlib import Path
+
+    import tfrt.devices as pkg
+
+    layers = ["errors", "ops", "base", "registry"]
+    folder = Path(pkg.__file__).parent
+    for i, name in enumerate(layers):
+        tree = ast.parse((folder / f"{name}.py").read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tfrt.devices."):
+                dep = node.module.rsplit(".", 1)[1]
+                if dep in layers:
+                    assert layers.index(dep) < i, f"{name} imports {dep}"
+                    assert node in tree.body, f"{name} imports {dep} inside a function"

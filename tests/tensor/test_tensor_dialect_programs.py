@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tfrt.devices.ops import OPS, dispatch
+from tfrt.devices import dispatch
+from tfrt.devices.ops import OPS
 from tfrt.tensor.dtype import DType
 from tfrt.tensor.host_tensor import DenseHostTensor
 

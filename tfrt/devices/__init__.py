@@ -28,7 +28,7 @@ from tfrt.devices.base import (
     Event,
     Stream,
 )
-from tfrt.devices.registry import DeviceRegistry, default_registry, parse_device_name
+from tfrt.devices.registry import DeviceRegistry, default_registry, device_of, dispatch, parse_device_name
 
 
 def get_device(name: str = "cpu") -> Device:
@@ -66,6 +66,8 @@ __all__ = [
     "available_device_kinds",
     "default_registry",
     "device_kinds",
+    "device_of",
+    "dispatch",
     "get_device",
     "parse_device_name",
     "register_device",

@@ -32,6 +32,8 @@ import threading
 from typing import Any, Callable, Sequence
 
 from tfrt.async_value import AsyncValue, ErrorInfo
+from tfrt.devices.errors import DeviceError  # noqa: F401 - device modules import it from here
+from tfrt.devices.ops import OpTable, run_op
 
 # Capability names a device may declare.
 CAP_COMPUTE = "compute"  # ops produce real values (the null device does not)
@@ -41,10 +43,6 @@ CAP_F16 = "f16"
 CAP_BF16 = "bf16"
 CAP_COMPLEX = "complex"
 CAP_INT = "int"  # integer element types in compute ops
-
-
-class DeviceError(Exception):
-    """A device operation failed (bad arguments, a device fault, out of memory)."""
 
 
 class Event:
@@ -276,8 +274,6 @@ class Device(abc.ABC):
     def __init__(self, index: int = 0):
         self.index = index
         self.name = f"{self.kind}:{index}"
-        from tfrt.devices.ops import OpTable
-
         self.ops = OpTable(self)
 
     @classmethod
@@ -344,8 +340,6 @@ class Device(abc.ABC):
     # -- ops ---------------------------------------------------------------
     def run_op(self, name: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> list[Any]:
         """Run op ``name`` (see tfrt.devices.ops) on this device; returns its results."""
-        from tfrt.devices.ops import run_op
-
         return run_op(self, name, list(inputs), attrs)
 
     def __repr__(self) -> str:

@@ -20,7 +20,7 @@ import numpy as np
 
 from tfrt.async_value import AsyncValue
 from tfrt.devices import base
-from tfrt.devices.allocator import CachingAllocator
+from tfrt.allocator import CachingAllocator
 from tfrt.devices.array_device import ArrayDevice
 from tfrt.devices.array_ops import IMPLS, VIEWS
 from tfrt.devices.base import Device, DeviceError, InlineStream, Stream, ThreadStream

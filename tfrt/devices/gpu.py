@@ -31,7 +31,7 @@ import numpy as np
 
 from tfrt.async_value import AsyncValue
 from tfrt.devices import base
-from tfrt.devices.allocator import Block, CachingAllocator
+from tfrt.allocator import Block, CachingAllocator
 from tfrt.devices.array_device import ArrayDevice, _check_events
 from tfrt.devices.base import DeviceError, Event, Stream
 from tfrt.tensor.host_tensor import DenseHostTensor

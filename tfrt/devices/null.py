@@ -19,7 +19,7 @@ import threading
 import numpy as np
 
 from tfrt.async_value import AsyncValue
-from tfrt.devices.allocator import CachingAllocator
+from tfrt.allocator import CachingAllocator
 from tfrt.devices.base import Device, DeviceError, DeviceTensor, Event, InlineStream, Stream
 from tfrt.tensor.dtype import as_dtype, dtype_from_numpy
 from tfrt.tensor.host_tensor import DenseHostTensor, TensorMetadata

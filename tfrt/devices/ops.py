@@ -11,7 +11,8 @@ shaped results without computing anything.
 Three ways in, all ending in :func:`run_op`:
 
 * eager Python: ``device.ops.matmul(a, b, transpose_b=True)`` or
-  ``dispatch("matmul", a, b, transpose_b=True)`` (device taken from the inputs);
+  ``tfrt.devices.dispatch("matmul", a, b, transpose_b=True)`` (device taken
+  from the inputs);
 * BEF kernels ``tfrt_tensor.<op>`` (``tfrt.kernels.tfrt_tensor``);
 * the compiler lowers to those kernels.
 
@@ -34,7 +35,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from tfrt.devices.base import DeviceError
+from tfrt.devices.errors import DeviceError
 from tfrt.tensor.dtype import DType, as_dtype
 from tfrt.tensor.host_tensor import TensorMetadata
 from tfrt.tensor.shape import TensorShape
@@ -665,21 +666,6 @@ def run_op(device, name: str, inputs: list[Any], attrs: dict[str, Any]) -> list[
     return device.execute(spec, inputs, out_metas, norm)
 
 
-def device_of(tensors: Sequence[Any]):
-    """The device the tensors live on (host tensors: the ``cpu`` device)."""
-    from tfrt.devices.registry import default_registry
-
-    for t in tensors:
-        dev = getattr(t, "device", None)
-        if dev is not None:
-            return dev
-    return default_registry().get("cpu")
-
-
-def dispatch(name: str, *inputs: Any, **attrs: Any):
-    """Run op ``name`` on the inputs' device (eager entry point); one result or a tuple."""
-    results = run_op(device_of(inputs), name, list(inputs), attrs)
-    return results[0] if len(results) == 1 else tuple(results)
 
 
 class OpTable:

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from tfrt.devices.base import Device, DeviceError
+from tfrt.devices.ops import run_op
 
 ENTRY_POINT_GROUP = "tfrt.devices"
 
@@ -149,3 +150,18 @@ def default_registry() -> DeviceRegistry:
             if _default is None:
                 _default = DeviceRegistry()
     return _default
+
+
+def device_of(tensors: Sequence[Any]) -> Device:
+    """The device the tensors live on (host tensors: the default ``cpu`` device)."""
+    for t in tensors:
+        dev = getattr(t, "device", None)
+        if dev is not None:
+            return dev
+    return default_registry().get("cpu")
+
+
+def dispatch(name: str, *inputs: Any, **attrs: Any) -> Any:
+    """Run op ``name`` on the inputs' device (eager entry point); one result or a tuple."""
+    results = run_op(device_of(inputs), name, list(inputs), attrs)
+    return results[0] if len(results) == 1 else tuple(results)

@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from tfrt.devices.base import DeviceError
-from tfrt.devices.ops import OPS, device_of, run_op
-from tfrt.devices.registry import default_registry
+from tfrt.devices.ops import OPS, run_op
+from tfrt.devices.registry import default_registry, device_of
 from tfrt.kernels.registry import KernelError, kernel
 from tfrt.tensor.host_tensor import DenseHostTensor, ScalarHostTensor, to_dense
 

@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-from tfrt.devices.allocator import Block, CachingAllocator
+from tfrt.allocator import Block, CachingAllocator
 
 _host_allocator: CachingAllocator | None = None
 _host_allocator_lock = threading.Lock()
