@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from bef_builder import ProgramBuilder
 
 from tfrt.async_value import AsyncValue
@@ -33,3 +35,27 @@ class Runner:
 
     def close(self):
         self.host.shutdown()
+
+
+def run_threads(targets, timeout: float = 120) -> None:
+    """Start one thread per target; join each with a bound (a stuck thread
+    fails the test instead of hanging it); re-raise the first failure."""
+    errors = []
+
+    def wrap(fn):
+        def run():
+            try:
+                fn()
+            except BaseException as exc:  # reported below, on the test's thread
+                errors.append(exc)
+
+        return run
+
+    threads = [threading.Thread(target=wrap(t), daemon=True) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+    assert not any(t.is_alive() for t in threads), "a thread is stuck (deadlock?)"
+    if errors:
+        raise errors[0]

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from runtime_helpers import run_threads
 
 import tfrt.async_value as av
 from tfrt.async_value import AsyncValue, run_when_ready, when_all
@@ -38,28 +39,6 @@ def fast_switching():
     finally:
         sys.setswitchinterval(old)
 
-
-def run_threads(targets):
-    """Start one thread per target; join with a bound; re-raise a thread's failure."""
-    errors = []
-
-    def wrap(fn):
-        def run():
-            try:
-                fn()
-            except BaseException as exc:  # reported below, on the test's thread
-                errors.append(exc)
-
-        return run
-
-    threads = [threading.Thread(target=wrap(t), daemon=True) for t in targets]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(TIMEOUT)
-    assert not any(t.is_alive() for t in threads), "a thread is stuck (deadlock?)"
-    if errors:
-        raise errors[0]
 
 
 def check_callbacks_run_once():

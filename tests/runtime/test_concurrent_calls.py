@@ -14,6 +14,7 @@ import sys
 import threading
 
 import pytest
+from runtime_helpers import run_threads
 
 import tfrt.api as api
 from tfrt.async_value import AsyncValue
@@ -89,27 +90,6 @@ def program(bef_bytes):
         event.set()  # never leave a blocking thread waiting
     prog.close()
 
-
-def run_threads(targets):
-    errors = []
-
-    def wrap(fn):
-        def run():
-            try:
-                fn()
-            except BaseException as exc:  # reported below, on the test's thread
-                errors.append(exc)
-
-        return run
-
-    threads = [threading.Thread(target=wrap(t), daemon=True) for t in targets]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(TIMEOUT)
-    assert not any(t.is_alive() for t in threads), "a calling thread is stuck (deadlock?)"
-    if errors:
-        raise errors[0]
 
 
 def test_10000_calls_from_8_threads(program):
