@@ -220,6 +220,19 @@ def serve(root: Path, port: int) -> None:
 # The client
 
 
+def _summary(latencies: list[float], wall: float, errors: int, swapped: int, requests: int) -> dict:
+    """Throughput, p50/p99 latency (ms) and the error counts of one load run."""
+    lat = sorted(latencies)
+    return {
+        "rps": len(lat) / wall,
+        "p50": statistics.median(lat) * 1e3 if lat else float("nan"),
+        "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1e3 if lat else float("nan"),
+        "errors": errors,
+        "swapped": swapped,
+        "n": requests,
+    }
+
+
 async def load(url: str, model: str, clients: int, requests: int, ws) -> dict:
     """``clients`` concurrent keep-alive connections (aiohttp) sending ``requests`` predicts."""
     import aiohttp
@@ -259,15 +272,7 @@ async def load(url: str, model: str, clients: int, requests: int, ws) -> dict:
         t0 = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(clients)))
         wall = time.perf_counter() - t0
-    lat = sorted(latencies)
-    return {
-        "rps": len(latencies) / wall,
-        "p50": statistics.median(lat) * 1e3 if lat else float("nan"),
-        "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1e3 if lat else float("nan"),
-        "errors": errors,
-        "swapped": swapped,
-        "n": requests,
-    }
+    return _summary(latencies, wall, errors, swapped, requests)
 
 
 async def load_v2_binary(url: str, model: str, clients: int, requests: int, xs, want) -> dict:
@@ -315,13 +320,7 @@ async def load_v2_binary(url: str, model: str, clients: int, requests: int, xs, 
         t0 = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(clients)))
         wall = time.perf_counter() - t0
-    lat = sorted(latencies)
-    return {
-        "rps": len(latencies) / wall,
-        "p50": statistics.median(lat) * 1e3 if lat else float("nan"),
-        "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1e3 if lat else float("nan"),
-        "errors": errors, "swapped": swapped, "n": requests,
-    }  # fmt: skip
+    return _summary(latencies, wall, errors, swapped, requests)
 
 
 def bench_resnet(url: str, levels, requests: int) -> None:
