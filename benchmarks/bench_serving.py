@@ -152,40 +152,28 @@ class OrtSession:
         pass
 
 
-class OrtProgram:
-    """An onnxruntime session that looks like a loaded program to the server."""
+def mlp_onnx(ws):
+    """The MLP as an ONNX model with a dynamic batch dimension."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
 
-    def __init__(self, ws):
-        import onnx
-        import onnxruntime as ort
-        from onnx import TensorProto, helper, numpy_helper
-
-        nodes, inits = [], []
-        h = "x"
-        for i in range(3):
-            w, b = f"w{i}", f"b{i}"
-            inits += [numpy_helper.from_array(ws[2 * i], w), numpy_helper.from_array(ws[2 * i + 1], b)]
-            nodes += [helper.make_node("MatMul", [h, w], [f"m{i}"]), helper.make_node("Add", [f"m{i}", b], [f"a{i}"])]
-            h = f"a{i}"
-            if i < 2:
-                nodes.append(helper.make_node("Relu", [h], [f"r{i}"]))
-                h = f"r{i}"
-        graph = helper.make_graph(
-            nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", LAYERS[0]])],
-            [helper.make_tensor_value_info(h, TensorProto.FLOAT, ["N", LAYERS[-1]])], inits,
-        )  # fmt: skip
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        self.session = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
-        self.output = h
-        onnx.checker.check_model(model)
-
-    def call(self, fn, x):
-        return self.session.run([self.output], {"x": x})[0]
-
-    def close(self):
-        pass
+    nodes, inits = [], []
+    h = "x"
+    for i in range(3):
+        w, b = f"w{i}", f"b{i}"
+        inits += [numpy_helper.from_array(ws[2 * i], w), numpy_helper.from_array(ws[2 * i + 1], b)]
+        nodes += [helper.make_node("MatMul", [h, w], [f"m{i}"]), helper.make_node("Add", [f"m{i}", b], [f"a{i}"])]
+        h = f"a{i}"
+        if i < 2:
+            nodes.append(helper.make_node("Relu", [h], [f"r{i}"]))
+            h = f"r{i}"
+    graph = helper.make_graph(
+        nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", LAYERS[0]])],
+        [helper.make_tensor_value_info(h, TensorProto.FLOAT, ["N", LAYERS[-1]])], inits,
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    return model
 
 
 def serve(root: Path, port: int) -> None:
@@ -197,7 +185,7 @@ def serve(root: Path, port: int) -> None:
     repo = ModelRepository(root)
     repo.poll()
     try:
-        ort_program = OrtProgram(weights())
+        ort_program = OrtSession(mlp_onnx(weights()), "x")
     except ImportError:
         ort_program = None
     if ort_program is not None:
