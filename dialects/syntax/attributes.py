@@ -234,16 +234,22 @@ def _check_int_range(arr, elt: IntegerType | IndexType) -> None:
         raise AttrError(f"integer constant out of range for type '{elt}': {bad}")
 
 
+def _static_shaped(typ: Attribute, what: str) -> tuple[tuple[int, ...], Attribute]:
+    """(shape, element type) of the static tensor/vector/memref type a
+    ``what`` (``dense literal``, ``dense_resource``) is given."""
+    if not isinstance(typ, TensorType | VectorType | MemRefType):
+        raise AttrError(f"{what} needs a tensor, vector or memref type, got '{typ}'")
+    shape = tuple(typ.get_shape())
+    if any(d < 0 for d in shape):
+        raise AttrError(f"{what} attribute should have a static shape")
+    return shape, typ.get_element_type()
+
+
 def dense_from_text(token: str, typ: Attribute) -> DenseIntOrFPElementsAttr:
     """``dense<...>`` (the whole token) with its shaped type -> attribute."""
     import numpy as np  # lazily: most inputs have no dense literal
 
-    if not isinstance(typ, TensorType | VectorType | MemRefType):
-        raise AttrError(f"dense literal needs a tensor, vector or memref type, got '{typ}'")
-    shape = tuple(typ.get_shape())
-    if any(d < 0 for d in shape):
-        raise AttrError("dense literal attribute should have a static shape")
-    elt = typ.get_element_type()
+    shape, elt = _static_shaped(typ, "dense literal")
     n = math.prod(shape)
     body = token[6:-1].strip()
     complex_elt = isinstance(elt, ComplexType)
@@ -320,12 +326,7 @@ def dense_from_blob(raw: bytes, typ: Attribute) -> DenseIntOrFPElementsAttr:
     """A resource blob's data (raw little-endian elements) with its shaped type."""
     import numpy as np
 
-    if not isinstance(typ, TensorType | VectorType | MemRefType):
-        raise AttrError(f"dense_resource needs a tensor, vector or memref type, got '{typ}'")
-    shape = tuple(typ.get_shape())
-    if any(d < 0 for d in shape):
-        raise AttrError("dense_resource attribute should have a static shape")
-    elt = typ.get_element_type()
+    shape, elt = _static_shaped(typ, "dense_resource")
     complex_elt = isinstance(elt, ComplexType)
     dtype = _np_dtype(elt.element_type if complex_elt else elt)
     if dtype is None:
