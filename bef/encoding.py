@@ -22,7 +22,10 @@ from enum import IntEnum
 # File header
 
 MAGIC = b"\x0b\xef"
-VERSION = 0
+# Version 0 was TFRT's function-body layout (kernel records with used-by
+# lists and a pseudo kernel); version 1 stores each function body as
+# fixed-width columns (see docs/bef_format.md).
+VERSION = 1
 HEADER = MAGIC + bytes([VERSION])
 
 
@@ -91,22 +94,59 @@ class FunctionKind(IntEnum):
 # Alignment and padding
 
 PADDING_BYTE = 0xCC  # the value of every alignment gap the writer emits
-KERNEL_ALIGNMENT = 4  # kernel records are u32 words
 TENSOR_ALIGNMENT = 8  # dense tensor payloads
 MAX_ATTRIBUTE_ALIGNMENT = 8  # a buffer holding a BEF file must be this aligned
-
-# The pseudo kernel (entry 0 of every kernel table) has no kernel code and
-# no location; the writer fills those words with these markers.
-PSEUDO_KERNEL_CODE = 0xABABABAB
-PSEUDO_KERNEL_LOCATION = 0xCDCDCDCD
 
 # Location offsets the writer hands out for locations BEF cannot encode count
 # down from here; every offset at or past the Locations section's end means
 # "unknown".
 VIRTUAL_LOCATION_BASE = 0xFFFFFFFF
 
-# Kernel records hold u32 words.
+# Location and attribute offsets are u32.
 U32_MAX = 0xFFFFFFFF
+
+# ---------------------------------------------------------------------------
+# Function bodies (version 1): a header of three u32 words, then columns.
+
+BODY_HEADER_WORDS = 3  # location, kernel count, column widths
+BODY_ALIGNMENT = 4
+
+
+class Column(IntEnum):
+    """The columns of a function body, in file order.  The first eight have
+    one entry per kernel (kernel-table order); the next three hold the
+    concatenated operand registers, attribute offsets and function indices of
+    every kernel; the last the function's returned registers."""
+
+    CODE = 0
+    LOCATION = 1
+    NUM_ARGS = 2
+    NUM_ATTRS = 3
+    NUM_FUNCS = 4
+    NUM_RESULTS = 5
+    STREAM = 6
+    ORDER = 7
+    ARGS = 8
+    ATTRS = 9
+    FUNCS = 10
+    RETURNS = 11
+
+
+NUM_COLUMNS = len(Column)
+# Each column's entry width is a 2-bit code in the header's widths word:
+# 0 -> every entry is 0 and the column takes no bytes, 1/2/3 -> u8/u16/u32.
+WIDTH_BYTES = (0, 1, 2, 4)
+
+
+def width_code(max_value: int) -> int:
+    """The narrowest width code holding every value up to ``max_value``."""
+    if max_value <= 0:
+        return 0
+    if max_value <= 0xFF:
+        return 1
+    if max_value <= 0xFFFF:
+        return 2
+    return 3
 
 # Aggregate attributes and locations nest; readers and writers refuse deeper
 # nesting so that decoding stays bounded (and recursion stays shallow).

@@ -9,7 +9,7 @@ executor (``tfrt.executor``) precomputes its execution plans from them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Sequence, Union
 
 # FunctionIndex kinds.
 ASYNC_FUNCTION = 0
@@ -111,30 +111,253 @@ class Kernel:
     stream_id: int = 0
 
 
-@dataclass(slots=True)
 class Function:
-    index: int
-    name: str  # "" for the anonymous function of a region
-    kind: int  # ASYNC_FUNCTION, NATIVE_FUNCTION or SYNC_FUNCTION
-    arg_types: tuple[str, ...]
-    result_types: tuple[str, ...]
-    # Everything below is empty for a native function.
-    location: int = 0
-    num_registers: int = 0
-    register_uses: tuple[int, ...] = ()
-    # kernels[i] is kernel-table entry i + 1; entry 0 is the pseudo kernel.
-    kernels: list[Kernel] = field(default_factory=list)
-    # The pseudo kernel's users: [users of "start" (zero-operand kernels),
-    # users of argument 0, users of argument 1, ...], as kernel-table indices.
-    pseudo_used_by: tuple[tuple[int, ...], ...] = ()
-    result_registers: tuple[int, ...] = ()
+    """One FunctionIndex entry and, for BEF functions, its body.
+
+    A function read from a file decodes its body when first asked for it
+    (``columns``, or any of the per-kernel fields below): the reader checks
+    the body then, and a malformed body raises ``BEFFormatError`` naming the
+    function.  A function built in memory passes its fields directly.
+    """
+
+    __slots__ = (
+        "index", "name", "kind", "arg_types", "result_types",
+        "_location", "_num_registers", "_register_uses", "_kernels", "_pseudo_used_by",
+        "_result_registers", "_register_types", "_attribute_names", "_function_ref_names",
+        "_columns", "_loader", "_optional",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        index: int,
+        name: str,  # "" for the anonymous function of a region
+        kind: int,  # ASYNC_FUNCTION, NATIVE_FUNCTION or SYNC_FUNCTION
+        arg_types: tuple[str, ...],
+        result_types: tuple[str, ...],
+        location: int = 0,
+        num_registers: int = 0,
+        register_uses: tuple[int, ...] = (),
+        kernels: list[Kernel] | None = None,
+        pseudo_used_by: tuple[tuple[int, ...], ...] = (),
+        result_registers: tuple[int, ...] = (),
+        register_types: tuple[str, ...] | None = None,
+        attribute_names: list[tuple[str, ...]] | None = None,
+        function_ref_names: list[tuple[tuple[str, int, bool], ...]] | None = None,
+        loader: Any = None,
+    ) -> None:
+        self.index = index
+        self.name = name
+        self.kind = kind
+        self.arg_types = arg_types
+        self.result_types = result_types
+        self._location = location
+        self._num_registers = num_registers
+        self._register_uses = register_uses
+        self._kernels = kernels if kernels is not None else ([] if loader is None else None)
+        self._pseudo_used_by = pseudo_used_by
+        self._result_registers = result_registers
+        self._register_types = register_types
+        self._attribute_names = attribute_names
+        self._function_ref_names = function_ref_names
+        self._columns: FunctionColumns | None = None
+        # callable(fn) -> FunctionColumns, and callable(fn) that fills the
+        # optional sections' fields (None once done, or for in-memory functions).
+        self._loader = loader
+        self._optional = loader
+
+    def __repr__(self) -> str:
+        return f"Function({self.index}, {self.name!r})"
+
+    # -- the body -------------------------------------------------------------
+    @property
+    def columns(self) -> "FunctionColumns | None":
+        """The body as verified columns (None for in-memory and native functions)."""
+        if self._columns is None and self._loader is not None and self.kind != NATIVE_FUNCTION:
+            self._columns = self._loader.columns(self)
+        return self._columns
+
+    def _materialize(self) -> None:
+        """Build the per-kernel records from the columns (once)."""
+        if self._kernels is not None:
+            return
+        cols = self.columns
+        if cols is None:  # native
+            self._kernels = []
+            return
+        cols.fill(self, self._loader.kernel_names)
+
+    def _optional_fields(self) -> None:
+        loader = self._optional
+        if loader is not None:
+            self._optional = None
+            self._materialize()
+            loader.optional_fields(self)
+
+    @property
+    def location(self) -> int:
+        if self._loader is not None and self.kind != NATIVE_FUNCTION:
+            return self.columns.location
+        return self._location
+
+    @property
+    def num_registers(self) -> int:
+        self._materialize()
+        return self._num_registers
+
+    @property
+    def register_uses(self) -> tuple[int, ...]:
+        self._materialize()
+        return self._register_uses
+
+    @property
+    def kernels(self) -> list[Kernel]:
+        """kernels[i] is kernel-table entry i + 1; entry 0 is the pseudo kernel."""
+        self._materialize()
+        return self._kernels  # type: ignore[return-value]
+
+    @property
+    def pseudo_used_by(self) -> tuple[tuple[int, ...], ...]:
+        """[users of "start" (zero-operand kernels), users of argument 0, ...]."""
+        self._materialize()
+        return self._pseudo_used_by
+
+    @property
+    def result_registers(self) -> tuple[int, ...]:
+        self._materialize()
+        return self._result_registers
+
     # Optional sections (None when the BEF file does not carry them).
-    register_types: tuple[str, ...] | None = None
-    attribute_names: list[tuple[str, ...]] | None = None  # per kernel, non-function attrs
-    # Our FunctionRefNames section (None when absent): per kernel, the
-    # attributes that held its function references, in function-list order,
-    # as (name, count, is_array); the kernel's regions follow them.
-    function_ref_names: list[tuple[tuple[str, int, bool], ...]] | None = None
+    @property
+    def register_types(self) -> tuple[str, ...] | None:
+        self._optional_fields()
+        return self._register_types
+
+    @property
+    def attribute_names(self) -> list[tuple[str, ...]] | None:
+        """Per kernel, the names of its non-function attributes."""
+        self._optional_fields()
+        return self._attribute_names
+
+    @property
+    def function_ref_names(self) -> list[tuple[tuple[str, int, bool], ...]] | None:
+        """Per kernel, the attributes that held its function references, in
+        function-list order, as (name, count, is_array); its regions follow."""
+        self._optional_fields()
+        return self._function_ref_names
+
+
+class FunctionColumns:
+    """A function body as the file stores it: one numpy array per column.
+
+    Kernels are numbered 0..n-1 in kernel-table (program) order.  Kernel
+    ``k``'s operands are ``args[arg_start[k]:arg_start[k] + num_args[k]]``
+    (likewise attributes and functions); its results are the registers
+    ``result_base[k] ..`` (one per result, consecutive: registers are the
+    function's arguments, then every kernel's results in order).  ``order``
+    lists the kernels in the order the executor runs them when every value
+    is available.
+    """
+
+    __slots__ = (
+        "location", "num_args_fn", "num_registers", "code", "locations", "num_args", "num_attrs",
+        "num_funcs", "num_results", "stream", "order", "args", "attrs", "funcs", "returns",
+        "arg_start", "attr_start", "func_start", "result_base",
+    )  # fmt: skip
+
+    def __len__(self) -> int:
+        return len(self.code)
+
+    def fill(self, fn: Function, kernel_names: list[str]) -> None:
+        """Set ``fn``'s per-kernel records (Kernel objects, used-by lists, use counts)."""
+        n = len(self.code)
+        nregs = self.num_registers
+        args = self.args.tolist()
+        attrs = self.attrs.tolist()
+        funcs = self.funcs.tolist()
+        code = self.code.tolist()
+        loc = self.locations.tolist()
+        na = self.num_args.tolist()
+        nt = self.num_attrs.tolist()
+        nf = self.num_funcs.tolist()
+        nr = self.num_results.tolist()
+        st = self.stream.tolist()
+        a0 = self.arg_start.tolist()
+        t0 = self.attr_start.tolist()
+        f0 = self.func_start.tolist()
+        rb = self.result_base.tolist()
+        returns = tuple(self.returns.tolist())
+        # Users of each register, latest use first (MLIR's use-list order),
+        # as kernel-table indices (1-based: entry 0 is the pseudo kernel).
+        users: list[list[int]] = [[] for _ in range(nregs)]
+        start: list[int] = []
+        for k in range(n - 1, -1, -1):
+            if na[k] == 0:
+                start.append(k + 1)
+            for r in args[a0[k] : a0[k] + na[k]]:
+                users[r].append(k + 1)
+        start.reverse()
+        uses = [len(u) for u in users]
+        for r in returns:
+            uses[r] += 1
+        kernels = []
+        for k in range(n):
+            regs = range(rb[k], rb[k] + nr[k])
+            kernels.append(
+                Kernel(
+                    name=kernel_names[code[k]],
+                    location=loc[k],
+                    args=tuple(args[a0[k] : a0[k] + na[k]]),
+                    attrs=tuple(attrs[t0[k] : t0[k] + nt[k]]),
+                    funcs=tuple(funcs[f0[k] : f0[k] + nf[k]]),
+                    results=tuple(regs),
+                    used_by=tuple(tuple(users[r]) for r in regs),
+                    num_operands=na[k],
+                    stream_id=st[k],
+                )
+            )
+        fn._num_registers = nregs
+        fn._register_uses = tuple(uses)
+        fn._result_registers = returns
+        fn._pseudo_used_by = (tuple(start), *(tuple(users[i]) for i in range(self.num_args_fn)))
+        fn._kernels = kernels
+
+
+def dataflow_order(
+    num_kernels: int,
+    start_users: Sequence[int],
+    arg_users: Sequence[Sequence[int]],
+    result_users: Sequence[Sequence[Sequence[int]]],
+    num_operands: Sequence[int],
+) -> list[int]:
+    """The order TFRT's executor runs a function's kernels in when every
+    value is available at once: kernels become ready when their last operand
+    does, and the most recently readied kernel runs next (a stack).
+
+    Kernels are numbered 0..num_kernels-1; ``start_users`` are the kernels
+    without operands in program order, ``arg_users[i]`` the users of argument
+    ``i`` and ``result_users[k][j]`` those of kernel ``k``'s result ``j``, each
+    list latest use first (one entry per use).  Kernels that never become
+    ready are left out.
+    """
+    counts = [max(1, n) for n in num_operands]
+    stack: list[int] = []
+    order: list[int] = []
+
+    def ready(users: Sequence[int]) -> None:
+        for u in users:
+            counts[u] -= 1
+            if counts[u] == 0:
+                stack.append(u)
+
+    ready(start_users)
+    for users in arg_users:
+        ready(users)
+    while stack:
+        k = stack.pop()
+        order.append(k)
+        for users in result_users[k]:
+            ready(users)
+    return order
 
 
 @dataclass
@@ -153,6 +376,14 @@ class BefFile:
     source: Any = None  # the buffer (mmap or bytes) the file was read from
     _aggregate_decoder: Any = None  # callable(offset) -> [(type_code, offset)]
     locations_size: int = 0  # size of the Locations section (0: none)
+    _verifier: Any = None  # callable() checking whatever is checked lazily
+
+    def verify(self) -> None:
+        """Check the whole file now: every function body, location, listed
+        attribute and optional section (``read_bef(lazy=True)`` otherwise
+        checks each when first used).  Raises ``BEFFormatError``."""
+        if self._verifier is not None:
+            self._verifier()
 
     def function(self, name: str) -> Function | None:
         for f in self.functions:

@@ -1,23 +1,28 @@
-"""BEF bytes -> a verified ``tfrt.bef.program.BefFile``.
+"""BEF bytes -> a ``tfrt.bef.program.BefFile``, checked before use.
 
-``read_bef(data_or_path)`` maps a file (or takes bytes), checks every
-section, offset, count, index and alignment, decodes every function body
-into ``program`` dataclasses and returns only when the whole file is
-consistent, so that the executor never meets a malformed kernel record.
+``read_bef(data_or_path)`` maps a file (or takes bytes) and checks the
+header, the section table, the string, kernel and type tables and the
+function index.  Function bodies (fixed-width columns, see
+docs/bef_format.md) are decoded and checked when first used, with numpy over
+the mapped bytes: every index in range, the execution order a permutation
+in which each operand is defined before its user runs.  ``lazy=False`` (the
+default) checks everything before returning; the executor's loaders pass
+``lazy=True`` so that a file costs what its called functions cost.
 Anything wrong raises :class:`BEFFormatError`, naming the section, the
 absolute file offset and what is wrong.  The reader never allocates much
 more than the file: every count is checked against the bytes left before
 anything is built from it.
 
-Beyond TFRT's loader (which trusts the encoder), the reader checks that the
-kernel tables and used-by lists agree: every register is defined once, every
-operand use appears in its producer's used-by list, use counts match, so the
-dataflow executor cannot wait forever on a kernel nobody will trigger.
+Registers are numbered by the format (the arguments, then each kernel's
+results in order), so each is defined exactly once, and use counts and
+used-by lists are derived, not stored: the dataflow executor cannot wait
+for ever on a kernel nobody will trigger.
 
 Attributes are decoded lazily by ``BefFile.attribute(offset, type_code)``
-(eagerly, to verify them, when the AttributeTypes section lists their
-types).  Dense tensors decode to read-only numpy arrays over the mapped
-bytes, without a copy.
+(all of them, to verify them, when the AttributeTypes section is first
+consulted).  Locations are decoded when a diagnostic needs them.  Dense
+tensors decode to read-only numpy arrays over the mapped bytes, without a
+copy.
 
 Standard library and numpy only: no xdsl, no lark (the executor imports
 this module, and a test enforces it).
@@ -29,8 +34,7 @@ import gc
 import mmap
 import os
 import struct
-import sys
-from array import array
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -39,9 +43,7 @@ from tfrt.bef import encoding as enc
 from tfrt.bef import program
 from tfrt.bef.encoding import AttrType, DType, LocationKind, SectionId
 
-_LITTLE_ENDIAN = sys.byteorder == "little"
 _U32 = struct.Struct("<I")
-_HEADER6 = struct.Struct("<6I")
 _ATTR_BASE = struct.Struct("<BBHI")
 
 
@@ -60,13 +62,20 @@ class BEFFormatError(Exception):
         return f"{where} at offset {self.offset}: {self.message}"
 
 
-def read_bef(data_or_path: Any) -> program.BefFile:
-    """Load and verify a BEF file.
+def read_bef(data_or_path: Any, *, lazy: bool = False) -> program.BefFile:
+    """Load a BEF file.
 
     ``data_or_path`` is a path (``str`` or ``os.PathLike``; the file is mapped
     with mmap, read-only) or a bytes-like object.  Raises
     :class:`BEFFormatError` for malformed contents (and ``OSError`` when a
     path cannot be opened).
+
+    The header, section table, strings, kernel and type tables and the
+    function index are always checked here.  With ``lazy=False`` everything
+    else is too (``BefFile.verify()``); with ``lazy=True`` each function body
+    is checked when first used (``Function.columns``), each location when
+    decoded, and the AttributeTypes table when first consulted: loading
+    costs time in proportion to the header, not to the kernels.
     """
     if isinstance(data_or_path, (str, os.PathLike)):
         with open(data_or_path, "rb") as f:
@@ -85,7 +94,10 @@ def read_bef(data_or_path: Any) -> program.BefFile:
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _Reader(source, view).read()
+        bef = _Reader(source, view).read()
+        if not lazy:
+            bef.verify()
+        return bef
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -153,22 +165,21 @@ class _Reader:
         self._read_locations_header()
         self._read_attribute_types()
         self._read_function_index()
-        self.functions = [self._read_function(i) for i in range(len(self.entries))]
-        self._read_attribute_names()
-        self._read_register_types()
-        self._read_function_ref_names()
+        self.functions = [self._make_function(i) for i in range(len(self.entries))]
+        self._optional_read = False
         loc_start, loc_end = self._range(SectionId.LOCATIONS)
         return program.BefFile(
             version=enc.VERSION,
             kernel_names=self.kernel_names,
             types=self.types,
             functions=self.functions,
-            attribute_types=self.attribute_types,
+            attribute_types=self._attribute_types,
             _attribute_decoder=self.attribute,
             _location_decoder=self.location,
             source=self.source,
             _aggregate_decoder=self.aggregate_elements,
             locations_size=loc_end - loc_start,
+            _verifier=self.verify_all,
         )
 
     def _read_sections(self) -> None:
@@ -318,9 +329,12 @@ class _Reader:
 
     def _read_attribute_types(self) -> None:
         self.attr_start, self.attr_end = self._range(SectionId.ATTRIBUTES)
-        self.attribute_types: dict[int, int] | None = None
-        if SectionId.ATTRIBUTE_TYPES not in self.sections:
-            return
+        self._attribute_types: _AttributeTypes | None = None
+        if SectionId.ATTRIBUTE_TYPES in self.sections:
+            self._attribute_types = _AttributeTypes(self)
+
+    def _parse_attribute_types(self) -> dict[int, int]:
+        """The AttributeTypes table, with every attribute it lists verified."""
         sid = SectionId.ATTRIBUTE_TYPES
         start, end = self.sections[sid]
         n, pos = self._count(start, end, sid, "attribute", 2)
@@ -342,9 +356,9 @@ class _Reader:
             types[offset] = code
         if pos != end:
             self._fail(sid, pos, f"{end - pos} unexpected bytes after the attribute types")
-        self.attribute_types = types
         for offset, code in types.items():  # verify every listed attribute
             self.attribute(offset, code)
+        return types
 
     def attribute(self, offset: int, type_code: int) -> Any:
         """Decode the attribute at ``offset`` of the Attributes section."""
@@ -632,215 +646,152 @@ class _Reader:
             for i, s in enumerate(starts)
         }
 
-    def _read_function(self, index: int) -> program.Function:
-        kind, offset, name, arg_types, result_types = self.entries[index]
-        fn = program.Function(index, name, kind, arg_types, result_types)
-        if kind == program.NATIVE_FUNCTION:
-            return fn
+    def _make_function(self, index: int) -> program.Function:
+        kind, _offset, name, arg_types, result_types = self.entries[index]
+        return program.Function(index, name, kind, arg_types, result_types, loader=self)
+
+    # Called by program.Function when its body is first needed.
+    def columns(self, fn: program.Function) -> program.FunctionColumns:
+        """Decode and verify function ``fn``'s body (vectorized over its kernels)."""
+        _kind, offset, name, arg_types, result_types = self.entries[fn.index]
         sid = SectionId.FUNCTIONS
-        f_start = self.sections[sid][0]
-        pos = f_start + offset
+        buf = self.buf
+        pos = self.sections[sid][0] + offset
         end = self._body_bounds[offset]
-        where = f"function {index} ('{name}')"
+        where = f"function {fn.index} ('{name}')"
+        if pos % enc.BODY_ALIGNMENT:
+            self._fail(sid, pos, f"{where}: body is not {enc.BODY_ALIGNMENT}-byte aligned")
+        if pos + 4 * enc.BODY_HEADER_WORDS > end:
+            self._fail(sid, pos, f"{where}: body header runs past the end of the function")
+        start = pos
+        location, n, widths = struct.unpack_from("<3I", buf, pos)
+        pos += 4 * enc.BODY_HEADER_WORDS
+        if widths >> (2 * enc.NUM_COLUMNS):
+            self._fail(sid, start + 8, f"{where}: unknown bits set in the column widths {widths:#x}")
+        # Every kernel has an ORDER entry, and more than one kernel needs
+        # non-zero ORDER entries: n is bounded by the bytes left.
+        if n > max(1, end - pos):
+            self._fail(sid, start + 4, f"{where}: kernel count {n} exceeds the {end - pos} bytes left")
 
-        fn.location, pos = self._vbr(pos, end, sid)
-        self._check_location(fn.location, pos)
-        num_regs, pos = self._count(pos, end, sid, f"{where} register")
-        uses = []
-        for _ in range(num_regs):
-            u, pos = self._vbr(pos, end, sid)
-            uses.append(u)
-        num_kernels, pos = self._count(pos, end, sid, f"{where} kernel", 3)
-        if num_kernels < 1:
-            self._fail(sid, pos, f"{where} has no pseudo kernel")
-        table = []
-        for _ in range(num_kernels):
-            at = pos
-            k_offset, pos = self._vbr(pos, end, sid)
-            num_operands, pos = self._vbr(pos, end, sid)
-            stream, pos = self._vbr(pos, end, sid)
-            table.append((k_offset, num_operands, stream, at))
-        result_regs = []
-        for _ in result_types:
-            at = pos
-            r, pos = self._vbr(pos, end, sid)
-            if r >= num_regs:
-                self._fail(sid, at, f"result register {r} out of range ({num_regs} registers)")
-            result_regs.append(r)
-        kernels_start = enc.align_up(pos, enc.KERNEL_ALIGNMENT)
-        if kernels_start > end:
-            self._fail(sid, pos, f"{where} ends before its kernel list")
-        words = array("I")
-        words.frombytes(self.buf[kernels_start : kernels_start + (end - kernels_start) // 4 * 4])
-        if not _LITTLE_ENDIAN:
-            words.byteswap()
+        def column(c: int, count: int) -> np.ndarray:
+            nonlocal pos
+            width = enc.WIDTH_BYTES[(widths >> (2 * c)) & 3]
+            if width == 0:
+                if count and c >= enc.Column.ARGS:
+                    self._fail(sid, start + 8, f"{where}: the non-empty {_COLUMN_NAMES[c]} column has width 0")
+                return np.zeros(count, np.uint8)
+            if c <= enc.Column.NUM_RESULTS and c >= enc.Column.NUM_ARGS and width > 2:
+                self._fail(sid, start + 8, f"{where}: the {_COLUMN_NAMES[c]} column is wider than 2 bytes")
+            if count > (end - pos) // width:
+                self._fail(sid, pos, f"{where}: the {_COLUMN_NAMES[c]} column runs past the end of the function ({count} entries of {width} bytes)")
+            arr = np.frombuffer(buf, dtype=_COLUMN_DTYPES[width], count=count, offset=pos)
+            pos = enc.align_up(pos + count * width, enc.BODY_ALIGNMENT)
+            return arr
 
-        records = []
-        next_word = 0  # records follow each other in table order, never overlapping
-        for k, entry in enumerate(table):
-            record, next_word = self._read_kernel(
-                words, kernels_start, k, entry, num_regs, next_word, where
-            )
-            records.append(record)
-            if k == 0:
-                self._check_pseudo(record, kernels_start + entry[0], num_regs, len(arg_types), where)
-        self._check_dataflow(records, table, uses, result_regs, num_regs, kernels_start, where)
-        pseudo = records[0]
+        C = enc.Column
+        cols = program.FunctionColumns()
+        cols.location = location
+        cols.num_args_fn = nfargs = len(arg_types)
+        cols.code = column(C.CODE, n)
+        cols.locations = column(C.LOCATION, n)
+        counts = []
+        for c in (C.NUM_ARGS, C.NUM_ATTRS, C.NUM_FUNCS, C.NUM_RESULTS):
+            counts.append(column(c, n))
+        cols.num_args, cols.num_attrs, cols.num_funcs, cols.num_results = counts
+        cols.stream = column(C.STREAM, n)
+        cols.order = order = column(C.ORDER, n)
+        starts = []
+        for arr in counts:
+            s = np.zeros(n + 1, np.int64)
+            np.cumsum(arr, out=s[1:])
+            starts.append(s)
+        cols.args = args = column(C.ARGS, int(starts[0][-1]))
+        cols.attrs = attrs = column(C.ATTRS, int(starts[1][-1]))
+        cols.funcs = funcs = column(C.FUNCS, int(starts[2][-1]))
+        cols.returns = returns = column(C.RETURNS, len(result_types))
+        if pos > end:
+            self._fail(sid, end, f"{where}: body runs past the end of the function")
+        cols.arg_start, cols.attr_start, cols.func_start = (s[:-1] for s in starts[:3])
+        cols.result_base = starts[3][:-1] + nfargs
+        nregs = nfargs + int(starts[3][-1])
+        cols.num_registers = nregs
 
-        fn.num_registers = num_regs
-        fn.register_uses = tuple(uses)
-        fn.result_registers = tuple(result_regs)
-        fn.pseudo_used_by = pseudo[6]
-        names = self.kernel_names
-        fn.kernels = [
-            program.Kernel(
-                name=names[code],
-                location=location,
-                args=args,
-                attrs=attrs,
-                funcs=funcs,
-                results=results,
-                used_by=used_by,
-                num_operands=table[k + 1][1],
-                stream_id=table[k + 1][2],
-            )
-            for k, (code, location, args, attrs, funcs, results, used_by) in enumerate(records[1:])
-        ]
-        return fn
-
-    def _check_pseudo(self, record, pos, num_regs, num_args, where) -> None:
-        sid = SectionId.FUNCTIONS
-        _, _, args, attrs, funcs, results, _ = record
-        if args or attrs or funcs or len(results) != num_args + 1:
-            self._fail(
-                sid,
-                pos,
-                f"{where}: the pseudo kernel must have no operands, attributes or functions "
-                f"and {num_args + 1} results",
-            )
-        if results[0] != num_regs:
-            self._fail(sid, pos, f"{where}: the pseudo kernel's first result must be register {num_regs}")
-        for i, r in enumerate(results[1:]):
-            if r != i:  # arguments are registers 0..n-1, as the writer numbers them
-                self._fail(sid, pos, f"{where}: argument {i} must be register {i}, not {r}")
-
-    def _read_kernel(self, words, kernels_start, k, entry, num_regs, first_word, where):
-        sid = SectionId.FUNCTIONS
-        k_offset, num_operands, _stream, at = entry
-        if k_offset % 4:
-            self._fail(sid, at, f"{where}: kernel {k} offset {k_offset} is not 4-byte aligned")
-        w = k_offset // 4
-        if w < first_word:
-            self._fail(sid, at, f"{where}: kernel {k} overlaps the kernel before it")
-        nwords = len(words)
-        pos = kernels_start + k_offset
-        if w + 6 > nwords:
-            self._fail(sid, at, f"{where}: kernel {k} offset {k_offset} out of range")
-        code, location, nargs, nattrs, nfuncs, nres = words[w : w + 6]
-        body = w + 6 + nres
-        total = nargs + nattrs + nfuncs + nres
-        if body > nwords or body + total > nwords:
-            self._fail(sid, pos, f"{where}: kernel {k} runs past the end of the function")
-        counts = words[w + 6 : body]
-        used_total = sum(counts)
-        if body + total + used_total > nwords:
-            self._fail(sid, pos, f"{where}: kernel {k} used-by lists run past the end of the function")
-        p = body
-        args = tuple(words[p : p + nargs])
-        p += nargs
-        attrs = tuple(words[p : p + nattrs])
-        p += nattrs
-        funcs = tuple(words[p : p + nfuncs])
-        p += nfuncs
-        results = tuple(words[p : p + nres])
-        p += nres
-        used_by = []
-        for c in counts:
-            used_by.append(tuple(words[p : p + c]))
-            p += c
-        record = (code, location, args, attrs, funcs, results, tuple(used_by))
-        if k == 0:
-            return record, p
-        if code >= len(self.kernel_names):
-            self._fail(sid, pos, f"{where}: kernel {k} code {code} out of range ({len(self.kernel_names)} kernels)")
-        if num_operands != nargs:
-            self._fail(sid, at, f"{where}: kernel {k} has {nargs} operands but its kernel table entry says {num_operands}")
-        self._check_location(location, pos + 4)
-        for r in args:
-            if r >= num_regs:
-                self._fail(sid, pos, f"register index {r} out of range ({num_regs} registers)")
-        for r in results:
-            if r >= num_regs:
-                self._fail(sid, pos, f"register index {r} out of range ({num_regs} registers)")
+        # Indices in range.
+        if n and int(cols.code.max()) >= len(self.kernel_names):
+            k = int(np.argmax(cols.code >= len(self.kernel_names)))
+            self._fail(sid, start, f"{where}: kernel {k} code {int(cols.code[k])} out of range ({len(self.kernel_names)} kernels)")
+        if len(args) and int(args.max()) >= nregs:
+            self._fail(sid, start, f"{where}: register index {int(args.max())} out of range ({nregs} registers)")
+        if len(returns) and int(returns.max()) >= nregs:
+            self._fail(sid, start, f"{where}: result register {int(returns.max())} out of range ({nregs} registers)")
         attr_size = self.attr_end - self.attr_start
-        for a in attrs:
-            if a >= attr_size:
-                self._fail(sid, pos, f"attribute offset {a} out of range (Attributes section has {attr_size} bytes)")
-            if self.attribute_types is not None and a not in self.attribute_types:
-                self._fail(sid, pos, f"attribute offset {a} has no entry in the AttributeTypes section")
-        for f in funcs:
-            if f >= len(self.entries):
-                self._fail(sid, pos, f"function index {f} out of range ({len(self.entries)} functions)")
-        return record, p
+        if len(attrs):
+            if int(attrs.max()) >= attr_size:
+                self._fail(sid, start, f"{where}: attribute offset {int(attrs.max())} out of range (Attributes section has {attr_size} bytes)")
+            if self._attribute_types is not None and self._attribute_types.loaded:
+                known = self._attribute_types.offsets()
+                missing = attrs[~np.isin(attrs, known)]
+                if len(missing):
+                    self._fail(sid, start, f"{where}: attribute offset {int(missing[0])} has no entry in the AttributeTypes section")
+        if len(funcs) and int(funcs.max()) >= len(self.entries):
+            self._fail(sid, start, f"{where}: function index {int(funcs.max())} out of range ({len(self.entries)} functions)")
 
-    def _check_location(self, offset: int, at: int) -> None:
+        # ORDER is a permutation of the kernels in which every operand is
+        # defined before its user runs (what the executors rely on); a sync
+        # function runs in program order, which must be one too.
+        if n:
+            if int(order.max()) >= n or int(np.bincount(order, minlength=n).max()) != 1:
+                self._fail(sid, start, f"{where}: the execution order is not a permutation of its {n} kernels")
+        if len(args):
+            user = np.repeat(np.arange(n, dtype=np.int64), cols.num_args)
+            defined = args >= nfargs
+            a = args[defined].astype(np.int64)
+            u = user[defined]
+            producer = np.searchsorted(cols.result_base, a, side="right") - 1
+            rank = np.empty(n, np.int64)
+            rank[order] = np.arange(n, dtype=np.int64)
+            early = rank[producer] >= rank[u]
+            if fn.kind == program.SYNC_FUNCTION:
+                early |= producer >= u
+            if early.any():
+                i = int(np.argmax(early))
+                self._fail(sid, start, f"{where}: kernel {int(u[i])} uses register {int(a[i])} before kernel {int(producer[i])} defines it")
+        return cols
+
+    def verify_all(self) -> None:
+        """Check everything that is otherwise checked when first used: every
+        function body, every location a kernel or function refers to, the
+        attribute types (and every attribute they list) and the optional
+        sections."""
+        types = self._attribute_types
+        if types is not None:
+            types.load()
+        offsets: set[int] = set()
+        for fn in self.functions:
+            cols = fn.columns
+            if cols is None:
+                continue
+            offsets.add(cols.location)
+            offsets.update(np.unique(cols.locations).tolist())
+        for off in sorted(offsets):
+            self._check_location(off)
+        for fn in self.functions:
+            fn.register_types  # noqa: B018 - reads (and checks) the optional sections
+
+    def _check_location(self, offset: int) -> None:
         if offset < self.loc_end - self.loc_start and offset not in self._loc_cache:
             self.location(offset)
 
-    def _check_dataflow(self, records, table, uses, result_regs, num_regs, kernels_start, where):
-        """Registers are defined once, operand uses and used-by lists agree,
-        and use counts are right: what the dataflow executor relies on.
-
-        Memory stays proportional to the kernel records (flat integer arrays,
-        no per-register Python objects), whatever the register count claims.
-        """
-        sid = SectionId.FUNCTIONS
-        num_kernels = len(records)
-        defined = len(records[0][5]) - 1 + sum(len(rec[5]) for rec in records[1:])
-        if num_regs > defined:
-            self._fail(sid, kernels_start, f"{where}: {num_regs} registers, but its kernels define only {defined}")
-        defined_by = array("q", [-1]) * (num_regs + 1)
-        produced_reg, produced_user = array("q"), array("q")  # from used-by lists
-        for k, rec in enumerate(records):
-            results, used_by = rec[5], rec[6]
-            pos = kernels_start + table[k][0]
-            for r, users in zip(results, used_by):
-                if defined_by[r] != -1:
-                    self._fail(sid, pos, f"{where}: register {r} is defined twice")
-                defined_by[r] = k
-                for u in users:
-                    if not 0 < u < num_kernels:
-                        self._fail(sid, pos, f"{where}: used-by index {u} out of range ({num_kernels} kernels)")
-                    produced_reg.append(r)
-                    produced_user.append(u)
-        # No register is defined twice and there are no more registers than
-        # definitions: every register is defined exactly once.
-        consumed_reg, consumed_user = array("q"), array("q")  # from operand lists
-        for k in range(1, num_kernels):
-            args = records[k][2]
-            if not args:  # started by the pseudo kernel's first result
-                consumed_reg.append(num_regs)
-                consumed_user.append(k)
-            for r in args:
-                consumed_reg.append(r)
-                consumed_user.append(k)
-        mismatch = _first_difference(produced_reg, produced_user, consumed_reg, consumed_user)
-        if mismatch is not None:
-            what = "kernels without operands" if mismatch == num_regs else f"register {mismatch}"
-            self._fail(
-                sid,
-                kernels_start + table[defined_by[mismatch]][0],
-                f"{where}: the used-by list of {what} does not match the kernels that use it",
-            )
-        counts = np.bincount(np.frombuffer(consumed_reg, np.int64), minlength=num_regs + 1)[:num_regs]
-        if result_regs:
-            counts = counts + np.bincount(np.array(result_regs, np.int64), minlength=num_regs)
-        wrong = np.nonzero(counts != np.array(uses, np.int64))[0] if num_regs else ()
-        if len(wrong):
-            r = int(wrong[0])
-            self._fail(sid, kernels_start, f"{where}: register {r} has use count {uses[r]} but {int(counts[r])} uses")
-
     # -- optional sections ---------------------------------------------------
+
+    def optional_fields(self, fn: program.Function) -> None:
+        """Fill the optional sections' fields of every function (read once)."""
+        if self._optional_read:
+            return
+        self._optional_read = True
+        self._read_attribute_names()
+        self._read_register_types()
+        self._read_function_ref_names()
 
     def _per_function_tables(self, sid: int):
         """Iterate (function, pos) over the non-native functions of an
@@ -861,8 +812,8 @@ class _Reader:
                 continue
             at = pos
             nk, pos = self._vbr(pos, end, sid)
-            if nk != len(fn.kernels) + 1:
-                self._fail(sid, at, f"function {fn.index} has {len(fn.kernels) + 1} kernels, the section says {nk}")
+            if nk != len(fn.kernels):
+                self._fail(sid, at, f"function {fn.index} has {len(fn.kernels)} kernels, the section says {nk}")
             names = []
             for kernel in fn.kernels:
                 kernel_names = []
@@ -871,7 +822,7 @@ class _Reader:
                     offset, pos = self._vbr(pos, end, sid)
                     kernel_names.append(self._string(offset, sid, at))
                 names.append(tuple(kernel_names))
-            fn.attribute_names = names
+            fn._attribute_names = names
         if pos != end:
             self._fail(sid, pos, f"{end - pos} unexpected bytes at the end of the section")
 
@@ -894,7 +845,7 @@ class _Reader:
                 if t >= len(self.types):
                     self._fail(sid, at, f"type index {t} out of range ({len(self.types)} types)")
                 types.append(self.types[t])
-            fn.register_types = tuple(types)
+            fn._register_types = tuple(types)
         if pos != end:
             self._fail(sid, pos, f"{end - pos} unexpected bytes at the end of the section")
 
@@ -908,8 +859,8 @@ class _Reader:
                 continue
             at = pos
             nk, pos = self._vbr(pos, end, sid)
-            if nk != len(fn.kernels) + 1:
-                self._fail(sid, at, f"function {fn.index} has {len(fn.kernels) + 1} kernels, the section says {nk}")
+            if nk != len(fn.kernels):
+                self._fail(sid, at, f"function {fn.index} has {len(fn.kernels)} kernels, the section says {nk}")
             per_kernel = []
             for kernel in fn.kernels:
                 at = pos
@@ -929,32 +880,52 @@ class _Reader:
                 if covered > len(kernel.funcs):
                     self._fail(sid, at, f"names {covered} function references, the kernel has {len(kernel.funcs)}")
                 per_kernel.append(tuple(groups))
-            fn.function_ref_names = per_kernel
+            fn._function_ref_names = per_kernel
         if pos != end:
             self._fail(sid, pos, f"{end - pos} unexpected bytes at the end of the section")
 
 
-def _first_difference(a_reg: array, a_user: array, b_reg: array, b_user: array) -> int | None:
-    """The smallest register whose (register, user) multiset differs between
-    the two lists, or None when they are equal."""
-    a = _sorted_pairs(a_reg, a_user)
-    b = _sorted_pairs(b_reg, b_user)
-    n = min(len(a[0]), len(b[0]))
-    differ = np.nonzero((a[0][:n] != b[0][:n]) | (a[1][:n] != b[1][:n]))[0]
-    if differ.size:
-        i = int(differ[0])
-        return int(min(a[0][i], b[0][i]))
-    if len(a[0]) != len(b[0]):
-        longer = a if len(a[0]) > n else b
-        return int(longer[0][n])
-    return None
+class _AttributeTypes(Mapping):
+    """The AttributeTypes section as a mapping offset -> type code, read
+    (and its attributes verified) when first consulted."""
+
+    def __init__(self, reader: _Reader) -> None:
+        self._reader = reader
+        self._types: dict[int, int] | None = None
+        self._offsets: np.ndarray | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._types is not None
+
+    def load(self) -> dict[int, int]:
+        if self._types is None:
+            self._types = self._reader._parse_attribute_types()
+        return self._types
+
+    def offsets(self) -> np.ndarray:
+        if self._offsets is None:
+            self._offsets = np.fromiter(self.load(), np.int64)
+        return self._offsets
+
+    def __getitem__(self, offset: int) -> int:
+        return self.load()[offset]
+
+    def __contains__(self, offset: object) -> bool:
+        return offset in self.load()
+
+    def get(self, offset: int, default: Any = None) -> Any:
+        return self.load().get(offset, default)
+
+    def __iter__(self):
+        return iter(self.load())
+
+    def __len__(self) -> int:
+        return len(self.load())
 
 
-def _sorted_pairs(regs: array, users: array) -> tuple[np.ndarray, np.ndarray]:
-    r = np.frombuffer(regs, np.int64) if len(regs) else np.zeros(0, np.int64)
-    u = np.frombuffer(users, np.int64) if len(users) else np.zeros(0, np.int64)
-    order = np.lexsort((u, r))
-    return r[order], u[order]
+_COLUMN_NAMES = {c: c.name for c in enc.Column}
+_COLUMN_DTYPES = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
 
 
 _BF16 = None

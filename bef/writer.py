@@ -58,6 +58,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.printer import Printer
 
 from tfrt.bef import encoding as enc
+from tfrt.bef import program
 from tfrt.bef.encoding import AttrType, DType, LocationKind, SectionId
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 from tfrt.dialects.base import dialect_attr_name, type_dtype
@@ -924,6 +925,8 @@ class _ModuleWriter:
         functions = _FunctionsEmitter(self, attr_offsets, string_offsets, locations)
         offsets = []
         for fn in e.functions:
+            if fn.region is not None:
+                functions.align(enc.BODY_ALIGNMENT)
             offsets.append(functions.size())
             if fn.region is not None:
                 functions.emit_function(fn, attr_names, reg_types, ref_names)
@@ -993,97 +996,107 @@ class _FunctionsEmitter(_Emitter):
         ref_names: _Emitter | None,
     ) -> None:
         w = self.w
+        e = w.e
         block = fn.region.blocks.first
-        self.vbr(self.locations.op_location(fn.owner.location))
+        self.align(enc.BODY_ALIGNMENT)
+        location = self.locations.op_location(fn.owner.location)
 
-        # Registers: block arguments, then every result in op order.
+        # Registers: block arguments, then every result in op order (the
+        # format numbers them so; the file does not store result registers).
         regs: dict[SSAValue, int] = {}
         values: list[SSAValue] = []
         for arg in block.args:
             regs[arg] = len(values)
             values.append(arg)
-        ops = list(block.ops)
-        for op in ops:
+        kernel_ops = []
+        return_op = None
+        for op in block.ops:
+            if op_name(op) == RETURN_OP:
+                return_op = op
+                continue
+            kernel_ops.append(op)
             for result in op.results:
                 regs[result] = len(values)
                 values.append(result)
-        num_regs = len(values)
-
-        kernel_ops = [op for op in ops if op_name(op) != RETURN_OP]
-        kernel_index = {op: i + 1 for i, op in enumerate(kernel_ops)}
-        use_counts = [0] * num_regs
-        users: list[list[int]] = [[] for _ in range(num_regs)]
-        return_op = None
-        for op in ops:
-            k = kernel_index.get(op)
-            if k is None:
-                return_op = op
-            for operand in op.operands:
-                r = regs[operand]
-                use_counts[r] += 1
-                if k is not None:
-                    users[r].append(k)
-
-        self.vbr(num_regs)
-        for count in use_counts:
-            self.vbr(count)
         if reg_types is not None:
-            reg_types.vbr(num_regs)
+            reg_types.vbr(len(values))
             for v in values:
                 reg_types.vbr(w._type_index(v.type))
-
-        self.vbr(len(kernel_ops) + 1)
+        n = len(kernel_ops)
         if attr_names is not None:
-            attr_names.vbr(len(kernel_ops) + 1)
+            attr_names.vbr(n)
         if ref_names is not None:
-            ref_names.vbr(len(kernel_ops) + 1)
+            ref_names.vbr(n)
 
         # Stream ids tell the executor which kernels to run inline and which
         # to enqueue; TFRT's mlir_to_bef computes them per block this way.
         streams = StreamAnalysis(block)
 
-        words = array("I")
-        # The pseudo kernel: its results are a pseudo register (whose users
-        # are the kernels without operands) and the arguments.  It starts
-        # the root stream.
-        self.vbr(0)
-        self.vbr(0)
-        self.vbr(streams.root_stream.id)
-        start_users = [kernel_index[op] for op in kernel_ops if not op.operands]
-        arg_users = [users[regs[a]][::-1] for a in block.args]
-        words.extend((enc.PSEUDO_KERNEL_CODE, enc.PSEUDO_KERNEL_LOCATION, 0, 0, 0))
-        words.append(len(block.args) + 1)
-        words.append(len(start_users))
-        words.extend(len(u) for u in arg_users)
-        words.append(num_regs)
-        words.extend(regs[a] for a in block.args)
-        words.extend(start_users)
-        for u in arg_users:
-            words.extend(u)
-
-        for op in kernel_ops:
-            self.vbr(4 * len(words))
-            self.vbr(len(op.operands))
-            self.vbr(streams.stream_of(op).id)
-            self._emit_kernel(op, regs, users, words, attr_names, ref_names)
-
+        cols: list[list[int]] = [[] for _ in range(enc.NUM_COLUMNS)]
+        C = enc.Column
+        users: list[list[int]] = [[] for _ in values]  # earliest use first
+        for k, op in enumerate(kernel_ops):
+            attrs, funcs = self._kernel_attributes(op, attr_names, ref_names)
+            operands = [regs[v] for v in op.operands]
+            for r in operands:
+                users[r].append(k)
+            cols[C.CODE].append(e.kernels[op_name(op)])
+            cols[C.LOCATION].append(self.locations.op_location(op.location))
+            cols[C.NUM_ARGS].append(len(operands))
+            cols[C.NUM_ATTRS].append(len(attrs))
+            cols[C.NUM_FUNCS].append(len(funcs))
+            cols[C.NUM_RESULTS].append(len(op.results))
+            cols[C.STREAM].append(streams.stream_of(op).id)
+            cols[C.ARGS].extend(operands)
+            cols[C.ATTRS].extend(attrs)
+            cols[C.FUNCS].extend(funcs)
         if return_op is not None:
-            for operand in return_op.operands:
-                self.vbr(regs[operand])
-        self.align(enc.KERNEL_ALIGNMENT)
-        if not _LITTLE_ENDIAN:
-            words.byteswap()
-        self.buf += words.tobytes()
+            cols[C.RETURNS].extend(regs[v] for v in return_op.operands)
 
-    def _emit_kernel(
+        # The order the executor runs the kernels in when every value is
+        # available: computed once here, checked by the reader.
+        latest_first = [u[::-1] for u in users]
+        result_users = [
+            [latest_first[regs[r]] for r in op.results] for op in kernel_ops
+        ]
+        cols[C.ORDER] = program.dataflow_order(
+            n,
+            [k for k, op in enumerate(kernel_ops) if not op.operands],
+            latest_first[: len(block.args)],
+            result_users,
+            cols[C.NUM_ARGS],
+        )
+        if len(cols[C.ORDER]) != n:  # a kernel that can never run (a use before its definition)
+            w._error("an operand is used before its definition", fn.owner)
+            cols[C.ORDER] = list(range(n))
+
+        widths = 0
+        data = bytearray()
+        for c in C:
+            values_c = cols[c]
+            code = enc.width_code(max(values_c, default=0))
+            if c >= C.ARGS and values_c and code == 0:
+                code = 1  # a non-empty flat column always takes bytes
+            widths |= code << (2 * c)
+            width = enc.WIDTH_BYTES[code]
+            if width:
+                arr = array(_ARRAY_CODES[width], values_c)
+                if not _LITTLE_ENDIAN:
+                    arr.byteswap()
+                data += arr.tobytes()
+                data += bytes([enc.PADDING_BYTE]) * enc.padding_for(len(data), enc.BODY_ALIGNMENT)
+        self.buf += struct.pack("<3I", location, n, widths)
+        self.buf += data
+
+    def _kernel_attributes(
         self,
         op: Operation,
-        regs: dict[SSAValue, int],
-        users: list[list[int]],
-        words: array,
         attr_names: _Emitter | None,
         ref_names: _Emitter | None,
-    ) -> None:
+    ) -> tuple[list[int], list[int]]:
+        """The kernel's attribute offsets and function indices (references in
+        attribute-name order, then one per region); writes the optional
+        sections' entries for it."""
         e = self.w.e
         attr_words: list[int] = []
         func_words: list[int] = []
@@ -1111,19 +1124,7 @@ class _FunctionsEmitter(_Emitter):
                 data = name.encode("utf-8", "surrogateescape")
                 ref_names.vbr(len(data))
                 ref_names.buf += data
+        return attr_words, func_words
 
-        results = op.results
-        words.append(e.kernels[op_name(op)])
-        words.append(self.locations.op_location(op.location))
-        words.append(len(op.operands))
-        words.append(len(attr_words))
-        words.append(len(func_words))
-        words.append(len(results))
-        result_users = [users[regs[r]][::-1] for r in results]
-        words.extend(len(u) for u in result_users)
-        words.extend(regs[v] for v in op.operands)
-        words.extend(attr_words)
-        words.extend(func_words)
-        words.extend(regs[r] for r in results)
-        for u in result_users:
-            words.extend(u)
+
+_ARRAY_CODES = {1: "B", 2: "H", 4: "I"}

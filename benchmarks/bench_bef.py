@@ -2,6 +2,7 @@
 large tensors against numpy's own files.
 
     python benchmarks/bench_bef.py [--ops 10000] [--tensor-mb 100] [--repeat 3]
+                                   [--chain 20000,100000]
 
 1. Size: a module of N kernels as MLIR text, and as BEF with and without the
    optional (bef -> mlir) sections.
@@ -13,6 +14,13 @@ large tensors against numpy's own files.
    ``.npz`` and from ``.npy`` files (read, and memory-mapped), each with and
    without touching every byte afterwards (a sum).
 
+4. End to end, what a user feels: fresh ``bef_executor`` processes on a
+   chain of N ``tfrt.add.i32`` kernels (the slope between two sizes is the
+   cost per kernel of loading, checking, planning and running it), a
+   one-kernel program and ``--help`` cold, beside a fresh CPython process
+   running the same straight-line program from a ``.py`` file; and loading a
+   file whose big function is never called, against a one-kernel file.
+
 It prints figures and asserts nothing.  The IR comes from xDSL's parser (or is
 built directly), so the figures are the BEF layer's, not the frontend's.
 """
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import subprocess
 import sys
 import tempfile
 import time
@@ -107,6 +116,10 @@ def bench_kernels(n: int, repeat: int) -> None:
     print(f"  read_bef (verified)            {t * 1e3:9.1f} ms  ({n / t / 1e3:.0f} k kernels/s, {len(full) / t / 1e6:.1f} MB/s)")
     t = best(lambda: read_bef(lean), repeat)
     print(f"  read_bef, no optional sections {t * 1e3:9.1f} ms  ({n / t / 1e3:.0f} k kernels/s)")
+    t = best(lambda: read_bef(full, lazy=True), repeat)
+    print(f"  read_bef(lazy=True)            {t * 1e3:9.3f} ms  (the header only)")
+    t = best(lambda: read_bef(full, lazy=True).functions[0].columns, repeat)
+    print(f"  lazy + one body checked        {t * 1e3:9.1f} ms  ({n / t / 1e3:.0f} k kernels/s)")
 
 
 def bench_tensors(total_mb: int, repeat: int) -> None:
@@ -162,15 +175,89 @@ def bench_tensors(total_mb: int, repeat: int) -> None:
         del bef
 
 
+def chain_text(n: int) -> str:
+    """``@chain``: one constant and n - 1 dependent ``tfrt.add.i32``."""
+    lines = ["func.func @chain() -> i32 {", "  %v0 = tfrt.constant.i32 1"]
+    lines += [f"  %v{i} = tfrt.add.i32 %v{i - 1}, %v0" for i in range(1, n)]
+    lines += [f"  tfrt.return %v{n - 1} : i32", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def chain_python(n: int) -> str:
+    """The same program as a Python script."""
+    lines = ["def add(a, b):", "    return a + b", "v0 = 1"]
+    lines += [f"v{i} = add(v{i - 1}, v0)" for i in range(1, n)]
+    lines.append(f"print(v{n - 1})")
+    return "\n".join(lines) + "\n"
+
+
+def process_time(cmd: list[str], repeat: int) -> float:
+    """The best wall time of a fresh process running ``cmd``."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def bench_end_to_end(sizes: list[int], repeat: int) -> None:
+    from tfrt.dialects.syntax import parse_module
+    from tfrt.executor import BEFProgram
+    from tfrt.host_context import HostContext
+
+    bindir = Path(sys.executable).parent
+    bef_executor = str(bindir / "bef_executor")
+    print(f"== end to end: fresh processes (best of {repeat})")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        bef_times, py_times, sizes_bef, sizes_text = {}, {}, {}, {}
+        for n in [1, *sizes]:
+            text = chain_text(n)
+            data = write_bef(parse_module(text, f"chain{n}.mlir"))
+            path = tmp_path / f"chain{n}.bef"
+            path.write_bytes(data)
+            script = tmp_path / f"chain{n}.py"
+            script.write_text(chain_python(n))
+            sizes_bef[n], sizes_text[n] = len(data), len(text.encode())
+            bef_times[n] = process_time([bef_executor, str(path)], repeat)
+            py_times[n] = process_time([sys.executable, "-S", str(script)], repeat)
+            print(f"  chain of {n:>7}: bef_executor {bef_times[n]:6.3f} s, python {py_times[n]:6.3f} s;"
+                  f" BEF {sizes_bef[n] / n:5.1f} bytes/kernel, MLIR text {sizes_text[n] / n:5.1f} bytes/op")
+        lo, hi = sizes[0], sizes[-1]
+        slope = (bef_times[hi] - bef_times[lo]) / (hi - lo) * 1e6
+        py_slope = (py_times[hi] - py_times[lo]) / (hi - lo) * 1e6
+        print(f"  per kernel (slope {lo} -> {hi}): bef_executor {slope:.2f} us, CPython from .py {py_slope:.2f} us"
+              f" ({slope / py_slope:.2f} x); target <= 1 us")
+        print(f"  BEF size / MLIR text size: {sizes_bef[hi] / sizes_text[hi]:.2f} (target <= 1)")
+        t_help = process_time([bef_executor, "--help"], repeat)
+        print(f"  bef_executor --help {t_help * 1e3:6.0f} ms; one-kernel program {bef_times[1] * 1e3:6.0f} ms"
+              f" (target < 150 ms); python -S -c pass"
+              f" {process_time([sys.executable, '-S', '-c', 'pass'], repeat) * 1e3:4.0f} ms")
+
+        # Loading costs the header: a big function that is never called.
+        def load(path: Path) -> None:
+            host = HostContext()
+            BEFProgram.load(read_bef(path, lazy=True), host)
+            host.shutdown()
+
+        small = best(lambda: load(tmp_path / "chain1.bef"), repeat)
+        big = best(lambda: load(tmp_path / f"chain{hi}.bef"), repeat)
+        print(f"  load, nothing called: 1 kernel {small * 1e3:.2f} ms, {hi} kernels {big * 1e3:.2f} ms"
+              f" ({big / small:.2f} x)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ops", type=int, default=10_000)
     parser.add_argument("--tensor-mb", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--chain", default="20000,100000", help="two chain sizes for the end-to-end slope")
     args = parser.parse_args(argv)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}")
     bench_kernels(args.ops, args.repeat)
     bench_tensors(args.tensor_mb, args.repeat)
+    bench_end_to_end([int(v) for v in args.chain.split(",")], args.repeat)
     return 0
 
 

@@ -284,7 +284,7 @@ def load(
     """Load a program from a BEF path or bytes (or a ``.mlir`` or ``.onnx`` path, or MLIR text)."""
     from tfrt.bef.reader import read_bef
 
-    data: bytes
+    data: Any
     filename = "-"
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
@@ -294,8 +294,10 @@ def load(
             data, filename = filename.encode(), "-"
         else:
             with open(filename, "rb") as f:
-                data = f.read()
-    if data[:2] != b"\x0b\xef":
+                magic = f.read(2)
+                # A BEF file is mapped and read in place; anything else is read.
+                data = filename if magic == b"\x0b\xef" else magic + f.read()
+    if isinstance(data, bytes) and data[:2] != b"\x0b\xef":
         from tfrt.passes.compiler import compile_text_to_bef
 
         # As tfrt_translate does, accept ops no dialect registers: the kernel
@@ -313,6 +315,7 @@ def load(
     if host is None:
         host = HostContext(work_queue=work_queue, diag_handler=diagnostics.append)
     kwargs = {} if jit_threshold is None else {"jit_threshold": jit_threshold}
-    program = BEFProgram.load(read_bef(data), host, **kwargs)
+    # Function bodies are checked when first called (BEFFormatError then).
+    program = BEFProgram.load(read_bef(data, lazy=True), host, **kwargs)
     set_recursion_limit()
     return Program(program, host, diagnostics)

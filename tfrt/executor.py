@@ -56,6 +56,8 @@ import sys
 import threading
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from tfrt.async_value import (
     CONCRETE,
     ERROR,
@@ -234,7 +236,10 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     # single-threaded one they only reorder independent kernels, so the fast
     # path may run such a function in one dataflow order.
     one_thread = not program.host.work_queue.threaded
-    plan.order = _simulate_order(plan) if (fast_ok and (plan.streams_uniform or one_thread)) else None
+    plan.order = None
+    if fast_ok and (plan.streams_uniform or one_thread):
+        cols = fn.columns  # a body read from a file carries its order
+        plan.order = _simulate_order(plan) if cols is None else tuple((cols.order.astype(np.int64) + 1).tolist())
     return plan
 
 
@@ -1093,6 +1098,223 @@ def _run_in_order(func: "BEFFunction", exec_ctx: ExecutionContext, args: Sequenc
 
 
 # ---------------------------------------------------------------------------
+# The column path: a function's first calls, straight from the file's columns.
+#
+# A function whose kernels are all synchronous, take no context and share one
+# stream runs its first calls here, before the fast path is compiled: numpy turns the body's
+# columns into a few Python lists, in execution order, and one loop calls
+# the kernels on plain values.  Nothing per kernel is built beyond those
+# lists.  A kernel that raises hands the rest of the call to the
+# interpreter's rules (_RestOfFunction), as the fast path does.
+
+_K_NONE, _K_ONE, _K_TWO, _K_ATTR, _K_GENERAL = 0, 1, 2, 3, 4
+_FREE_X, _FREE_Y, _DEAD = 1, 2, 4
+
+
+class _ColumnPlan:
+    __slots__ = ("steps", "num_registers", "num_args", "returns", "order")
+
+    def run(self, exec_ctx: ExecutionContext, fn: "BEFFunction", values: Sequence[Any]) -> Any:
+        """Plain values in; a tuple of plain values out, or a list of
+        AsyncValues when a kernel failed (the rest ran by the interpreter's rules)."""
+        regs: list[Any] = [None] * self.num_registers
+        regs[: len(values)] = values
+        p = -1
+        try:
+            for p, kind, f, x, y, r, d in self.steps():
+                if kind == 2:
+                    v = f(regs[x], regs[y])
+                elif kind == 1:
+                    v = f(regs[x])
+                elif kind == 3:
+                    v = f(x)
+                elif kind == 0:
+                    v = f()
+                else:
+                    _general_step(regs, f, x)
+                    continue
+                if d:
+                    if d & 1:
+                        regs[x] = None
+                    if d & 2:
+                        regs[y] = None
+                    if d & 4:
+                        continue
+                regs[r] = v
+        except Exception as exc:
+            return _recover_columns(fn, exec_ctx, regs, p, exc)
+        return tuple([regs[r] for r in self.returns])
+
+
+def _general_step(regs: list, f: Callable[..., Any], spec: tuple) -> None:
+    attrs, args, results, free, dead = spec
+    out = f(*attrs, *[regs[a] for a in args])
+    for a in free:
+        regs[a] = None
+    n = len(results)
+    if n == 1:
+        if not dead[0]:
+            regs[results[0]] = out
+        return
+    if n == 0:
+        return
+    if len(out) != n:
+        raise _ArityError(len(out), n)
+    for r, v, gone in zip(results, out, dead):
+        if not gone:
+            regs[r] = v
+
+
+class _ArityError(Exception):
+    def __init__(self, got: int, expected: int) -> None:
+        super().__init__(got, expected)
+        self.got = got
+        self.expected = expected
+
+
+def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
+    """The column plan of ``func``, or None when it does not qualify."""
+    program = func.program
+    cols = func.bef_function.columns
+    if cols is None or program.tracer:
+        return None
+    n = len(cols)
+    table = program._kernel_table()
+    simple = table.simple
+    if n and not simple[cols.code].all():
+        return None
+    if n and cols.stream.min() != cols.stream.max():
+        return None  # kernels on other streams are enqueued: the interpreter's order
+    nfargs = cols.num_args_fn
+    nregs = cols.num_registers
+    order = cols.order.astype(np.int64)
+    na = cols.num_args.astype(np.int64)[order]
+    nt = cols.num_attrs.astype(np.int64)[order]
+    nr = cols.num_results.astype(np.int64)[order]
+    a0 = cols.arg_start[order]
+    args = cols.args.astype(np.int64)
+    rb = cols.result_base[order]
+    returned = np.zeros(nregs + 1, bool)
+    returns = cols.returns.astype(np.int64)
+    returned[returns] = True
+    # Per operand use: its position in execution order; the last use of a
+    # register that the function does not return frees it.
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n, dtype=np.int64)
+    use_pos = np.repeat(rank, cols.num_args.astype(np.int64))
+    last = np.full(nregs + 1, -1, np.int64)
+    np.maximum.at(last, args, use_pos)
+    free = (use_pos == last[args]) & ~returned[args]
+    has_use = last >= 0
+    # Operand x and y of each kernel (in execution order), where it has them.
+    xi = np.where(na >= 1, a0, 0)
+    yi = np.where(na >= 2, a0 + 1, 0)
+    pad = len(args) == 0
+    x = args[xi] if not pad else np.zeros(n, np.int64)
+    y = args[yi] if not pad else np.zeros(n, np.int64)
+    fx = free[xi] & (na >= 1) if not pad else np.zeros(n, bool)
+    fy = free[yi] & (na >= 2) if not pad else np.zeros(n, bool)
+    dead = ~has_use[rb] & ~returned[rb]
+    d = fx * _FREE_X + fy * _FREE_Y + dead * _DEAD
+    kind = np.full(n, _K_GENERAL, np.int64)
+    one = nr == 1
+    kind[one & (nt == 0) & (na == 0)] = _K_NONE
+    kind[one & (nt == 0) & (na == 1)] = _K_ONE
+    kind[one & (nt == 0) & (na == 2)] = _K_TWO
+    kind[one & (nt == 1) & (na == 0)] = _K_ATTR
+    # A kernel that uses one register twice frees it once.
+    d = np.where((kind == _K_TWO) & (x == y), d & ~_FREE_Y, d)
+    codes = cols.code[order]
+    fns = table.fns[codes].tolist()
+    xs = x.tolist()
+    kinds = kind.tolist()
+    special = np.nonzero(kind >= _K_ATTR)[0].tolist()
+    if special:
+        names = program.bef.kernel_names
+        t0 = cols.attr_start[order]
+        attrs = cols.attrs.tolist()
+        free_l = free.tolist()
+        args_l = args.tolist()
+        has_use_l = has_use.tolist()
+        returned_l = returned.tolist()
+        codes_l = codes.tolist()
+        for p in special:
+            kdef = table.kdefs[codes_l[p]]
+            s = int(t0[p])
+            values = program._attribute_values(kdef, names[codes_l[p]], attrs[s : s + int(nt[p])])
+            if values is None:
+                return None  # a bad attribute: the full plan reports it
+            if kinds[p] == _K_ATTR:
+                xs[p] = values[0]
+                continue
+            s = int(a0[p])
+            k_args = tuple(args_l[s : s + int(na[p])])
+            k_free = []
+            for i, a in enumerate(k_args):
+                if free_l[s + i] and a not in k_free:
+                    k_free.append(a)
+            base = int(rb[p])
+            results = tuple(range(base, base + int(nr[p])))
+            k_dead = tuple(not has_use_l[r] and not returned_l[r] for r in results)
+            xs[p] = (values, k_args, results, tuple(k_free), k_dead)
+    steps = (range(n), kinds, fns, xs, y.tolist(), rb.tolist(), d.tolist())
+    plan = _ColumnPlan()
+    plan.steps = lambda: zip(*steps)
+    plan.num_registers = nregs
+    plan.num_args = nfargs
+    plan.returns = returns.tolist()
+    plan.order = order
+    return plan
+
+
+def _recover_columns(fn: "BEFFunction", exec_ctx: ExecutionContext, values: list, pos: int,
+                     exc: BaseException) -> list[AsyncValue]:  # fmt: skip
+    """Finish a column-path call whose kernel at ``pos`` (execution order) raised."""
+    plan = fn.plan
+    cols = fn.bef_function.columns
+    order = [k + 1 for k in cols.order.tolist()]
+    kp = plan.kernels[order[pos]]
+    if isinstance(exc, _ArityError):
+        exc = KernelError(f"kernel '{kp.site.name}' returned {exc.got} results, expected {exc.expected}")
+    exc.__traceback__ = None
+    kuses = list(plan.kernel_uses)
+    for kid in order[: pos + 1]:
+        for r in plan.kernels[kid].args:
+            kuses[r] -= 1
+    returned = set(plan.result_registers)
+    regs: list[AsyncValue | None] = [None] * plan.num_registers
+    defined = list(range(cols.num_args_fn))
+    for kid in order[:pos]:
+        defined.extend(plan.kernels[kid].results)
+    for r in defined:
+        if kuses[r] > 0 or r in returned:
+            regs[r] = AsyncValue(CONCRETE, values[r])
+    values.clear()
+    err = _fail(kp, exec_ctx, exc)
+    del exc
+    for i, r in enumerate(kp.results):
+        regs[r] = err if kp.live[i] else None
+    _release_dead(regs, kuses, plan)
+    return _RestOfFunction(plan, exec_ctx, regs, kuses, order[pos + 1 :]).start()
+
+
+class _KernelTable:
+    """Per kernel code of a program: its definition, function and whether the
+    column path may call it (sync, no context)."""
+
+    __slots__ = ("kdefs", "fns", "simple")
+
+    def __init__(self, program: "BEFProgram") -> None:
+        registry = program.host.registry
+        self.kdefs = [registry.get(name) for name in program.bef.kernel_names]
+        self.fns = np.empty(len(self.kdefs), object)
+        self.fns[:] = [kd.fn if kd is not None else None for kd in self.kdefs]
+        self.simple = np.array(
+            [kd is not None and kd.is_sync and not kd.context for kd in self.kdefs], bool
+        )
+
+
+# ---------------------------------------------------------------------------
 # Functions.
 
 
@@ -1107,9 +1329,30 @@ class BEFFunction:
         self.arg_types = tuple(fn.arg_types)
         self.result_types = tuple(fn.result_types)
         self.bef_function = fn
-        self.plan: FunctionPlan = None  # type: ignore[assignment]  # set by the loader
+        self._plan: FunctionPlan | None = None
+        self._columns: _ColumnPlan | None | bool = False  # False: not looked at yet
         self._fast: _FastCode | None = None
         self._calls = 0
+
+    @property
+    def plan(self) -> FunctionPlan:
+        """The interpreter's plan, built (and the body checked) when first needed."""
+        plan = self._plan
+        if plan is None:
+            plan = self._plan = _build_plan(self.bef_function, self.program)
+        return plan
+
+    def prepare(self) -> None:
+        """Check the body and build what the first call needs (done by the
+        first call otherwise).  Raises BEFFormatError for a malformed body."""
+        if self.kind == bp.SYNC_FUNCTION or self._column_plan() is None:
+            self.plan  # noqa: B018
+
+    def _column_plan(self) -> _ColumnPlan | None:
+        cp = self._columns
+        if cp is False:
+            cp = self._columns = _column_plan(self)
+        return cp  # type: ignore[return-value]
 
     @property
     def num_arguments(self) -> int:
@@ -1143,6 +1386,17 @@ class BEFFunction:
                 except Exception as exc:
                     return _recover(self, fast, exec_ctx, exc, vals)
                 return [AsyncValue(CONCRETE, v) for v in out]
+        elif fast is None and exec_ctx.request.cancel_value is None:
+            cp = self._column_plan()
+            if cp is not None:
+                for a in args:
+                    if a.state != CONCRETE:
+                        break
+                else:
+                    out = cp.run(exec_ctx, self, [a.value for a in args])
+                    if type(out) is tuple:
+                        return [AsyncValue(CONCRETE, v) for v in out]
+                    return out
         ex = _TracedExecution(self, exec_ctx) if self.program.tracer else _Execution(self, exec_ctx)
         results = ex.prebind_results()
         ex.run(args)
@@ -1170,24 +1424,30 @@ class BEFFunction:
                 return fast.func(exec_ctx, *values)
             except Exception as exc:
                 return _recover(self, fast, exec_ctx, exc, values)
+        if fast is None and exec_ctx.request.cancel_value is None:
+            cp = self._column_plan()
+            if cp is not None:
+                return cp.run(exec_ctx, self, values)
         return self.execute(exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
 
     def _fast_code(self) -> _FastCode | None:
         fast = self._fast
         if fast is not None:
             return fast
-        plan = self.plan
-        if plan is None or plan.order is None or self.program.tracer:
+        if self.program.tracer:
             return None
         self._calls += 1
-        if self._calls < self.program.jit_threshold:
+        if self._calls < self.program.jit_threshold or self._calls < 0:
+            return None
+        if self.plan.order is None:
+            self._calls = -(1 << 62)  # never qualifies: stop counting
             return None
         self._fast = _compile_fast(self)
         return self._fast
 
     def compile(self) -> bool:
         """Compile the fast path now (if the function qualifies); returns whether it did."""
-        if self.plan is None or self.plan.order is None:
+        if self.plan.order is None:
             return False
         if self._fast is None:
             self._fast = _compile_fast(self)
@@ -1272,12 +1532,21 @@ class BEFProgram:
         self.tracer: Any = None  # set by tfrt.tracing to trace every kernel
         self.functions: list[BEFFunction | NativeFunction] = []
         self._by_name: dict[str, BEFFunction | NativeFunction] = {}
+        self._kernels: _KernelTable | None = None
+
+    def _kernel_table(self) -> _KernelTable:
+        table = self._kernels
+        if table is None:
+            table = self._kernels = _KernelTable(self)
+        return table
 
     @classmethod
     def load(
         cls, bef: bp.BefFile, host: HostContext, *, jit_threshold: int = DEFAULT_JIT_THRESHOLD
     ) -> "BEFProgram":
-        """Resolve kernels and native functions and plan every function.
+        """Resolve kernels and native functions.  Each function's body is
+        checked and planned when it is first called (``BEFFunction.prepare``
+        does it ahead of time).
 
         Problems are reported to ``host.diag_handler`` (an unknown kernel at
         the location of the first op that uses it) and raise ProgramLoadError.
@@ -1300,9 +1569,6 @@ class BEFProgram:
             prog.functions.append(obj)
             if f.name:
                 prog._by_name[f.name] = obj
-        for obj, f in zip(prog.functions, bef.functions):
-            if isinstance(obj, BEFFunction):
-                obj.plan = _build_plan(f, prog)
         return prog
 
     def function(self, name: str) -> BEFFunction | NativeFunction | None:
@@ -1355,27 +1621,43 @@ class BEFProgram:
     def _decode_attrs(self, kdef: KernelDef, k: bp.Kernel, site: KernelSite) -> tuple[Any, ...]:
         if not k.attrs:
             return ()
+        try:
+            return self._attr_values(kdef, k.attrs)
+        except _AttributeProblem as problem:
+            self._load_error(f"kernel '{k.name}': {problem}", site.decoded_location())
+            raise  # not reached: _load_error raises
+
+    def _attribute_values(self, kdef: KernelDef, name: str, offsets: Sequence[int]) -> tuple[Any, ...] | None:
+        """The decoded attributes, or None when one cannot be decoded (the
+        full plan then reports it)."""
+        try:
+            return self._attr_values(kdef, offsets)
+        except _AttributeProblem:
+            return None
+
+    def _attr_values(self, kdef: KernelDef, offsets: Sequence[int]) -> tuple[Any, ...]:
         declared = kdef.attr_codes
         recorded = self.bef.attribute_types
         values = []
-        for i, off in enumerate(k.attrs):
+        for i, off in enumerate(offsets):
             code = declared[i] if declared is not None and i < len(declared) else None
             if code is None and recorded is not None:
                 code = recorded.get(off)
             if code is None:
-                self._load_error(
-                    f"kernel '{k.name}': attribute {i} has no recorded type "
+                raise _AttributeProblem(
+                    f"attribute {i} has no recorded type "
                     "(the BEF file has no AttributeTypes section and the kernel does not "
-                    "declare the attribute's kind)",
-                    site.decoded_location(),
+                    "declare the attribute's kind)"
                 )
             try:
                 values.append(self.bef.attribute(off, code))
             except Exception as exc:
-                self._load_error(
-                    f"kernel '{k.name}': cannot decode attribute {i}: {exc}", site.decoded_location()
-                )
+                raise _AttributeProblem(f"cannot decode attribute {i}: {exc}") from None
         return tuple(values)
+
+
+class _AttributeProblem(Exception):
+    pass
 
 
 def set_recursion_limit(limit: int = 20000) -> None:

@@ -20,7 +20,9 @@ Flags (one or two dashes, ``--flag=value`` or ``--flag value``):
 ``--work_queue_type=s|mstd[:N[,M]]``, ``--host_allocator_type=malloc|
 test_fixed_size_1k|profiled_allocator|leak_check_allocator``,
 ``--print_error_code``, ``--enable_tracing``, ``--tracing_level=default|verbose|debug``,
-``--trace=FILE.json`` (per-kernel Chrome/Perfetto trace).
+``--trace=FILE.json`` (per-kernel Chrome/Perfetto trace), ``--verify_all``
+(check every function body before running; otherwise each is checked when
+first called).
 
 Calling one function with arguments (IREE's ``iree-run-module`` conventions):
 
@@ -62,7 +64,7 @@ _VALUE_FLAGS = {
     "print_max_element_count",
 }
 _LIST_FLAGS = {"input", "output"}
-_BOOL_FLAGS = {"print_error_code", "enable_tracing", "help"}
+_BOOL_FLAGS = {"print_error_code", "enable_tracing", "help", "verify_all"}
 
 
 class UsageError(Exception):
@@ -84,6 +86,7 @@ class Options:
     inputs: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     print_max_element_count: int = 1024
+    verify_all: bool = False
 
 
 def parse_args(argv: Sequence[str]) -> Options:
@@ -97,6 +100,7 @@ def parse_args(argv: Sequence[str]) -> Options:
             positional.append(arg)
             continue
         name, eq, value = arg.lstrip("-").partition("=")
+        name = name.replace("-", "_")  # --verify-all as well as --verify_all
         if name in _BOOL_FLAGS:
             if eq and value not in ("true", "1", "false", "0"):
                 raise UsageError(f"option '{name}' takes no value")
@@ -260,10 +264,22 @@ class RuntimeDiagnostics:
 # ---------------------------------------------------------------------------
 
 
-def _read_input(path: str) -> bytes:
+def _read_input(path: str) -> Any:
+    """The input's bytes; a BEF file is mapped (read in place), not read."""
     if path == "-":
         return sys.stdin.buffer.read()
     with open(path, "rb") as f:
+        if os.fstat(f.fileno()).st_size >= 3:
+            import mmap
+
+            try:
+                mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):  # not mappable (a pipe, a special file)
+                mapped = None
+            if mapped is not None:
+                if mapped[:2] == b"\x0b\xef":
+                    return mapped
+                mapped.close()
         return f.read()
 
 
@@ -374,13 +390,17 @@ def _main(argv: list[str]) -> int:
             sink.flush(sys.stdout)
 
 
-def _run(opts: Options, data: bytes, host: Any, diags: RuntimeDiagnostics, sink: Any) -> int:
+def _run(opts: Options, data: Any, host: Any, diags: RuntimeDiagnostics, sink: Any) -> int:
     from tfrt.bef.reader import BEFFormatError, read_bef
     from tfrt.executor import BEFProgram, ProgramLoadError, set_recursion_limit
     from tfrt.tracing import ChromeTracer, Tracer
 
     try:
-        bef = read_bef(data)
+        # Function bodies are checked when first called (all of them first
+        # with --verify_all).
+        bef = read_bef(data, lazy=True)
+        if opts.verify_all:
+            bef.verify()
     except BEFFormatError as exc:
         sys.stdout.flush()
         sys.stderr.write(f"{PROG}: error: invalid BEF file: {exc}\n")
@@ -397,7 +417,12 @@ def _run(opts: Options, data: bytes, host: Any, diags: RuntimeDiagnostics, sink:
         program.tracer = tracer
     set_recursion_limit()
 
-    status = _invoke(opts, program, host, diags) if opts.function else _run_all(opts, program, host, sink)
+    try:
+        status = _invoke(opts, program, host, diags) if opts.function else _run_all(opts, program, host, sink)
+    except BEFFormatError as exc:  # a function body, checked when first called
+        sys.stdout.flush()
+        sys.stderr.write(f"{PROG}: error: invalid BEF file: {exc}\n")
+        return 1
     if chrome is not None:
         try:
             chrome.write(opts.trace)

@@ -5,13 +5,17 @@
     tfrt_translate -mlir-to-bef input.mlir > out.bef
     tfrt_translate -mlir-to-bef --disable-optional-sections=true input.mlir -o out.bef
     tfrt_translate -bef-to-mlir out.bef [--mlir-print-op-generic]
+    tfrt_translate -verify out.bef
     tfrt_translate -mlir-to-bef -split-input-file -verify-diagnostics err.mlir
 
 The input is a file, or stdin (``-`` or nothing).  BEF goes to stdout as
 bytes.  Options are spelled with one dash or two, as LLVM's command line
 accepts them.  Any error prints an MLIR-style diagnostic on stderr and exits
 with status 1; ``-verify-diagnostics`` instead matches the diagnostics
-against the input's ``expected-*`` annotations.
+against the input's ``expected-*`` annotations.  ``-verify`` checks a whole
+BEF file (every function body, location, attribute and optional section,
+which the executor otherwise checks as it first uses them) and prints a
+one-line summary.
 """
 
 from __future__ import annotations
@@ -65,6 +69,8 @@ def _build_parser() -> argparse.ArgumentParser:
           help="translate MLIR to BEF")  # fmt: skip
     _flag(mode, "bef-to-mlir", dest="mode", action="store_const", const="bef-to-mlir",
           help="translate BEF to MLIR")  # fmt: skip
+    _flag(mode, "verify", dest="mode", action="store_const", const="verify",
+          help="check a whole BEF file and summarize it")  # fmt: skip
     _flag(parser, "disable-optional-sections", nargs="?", const=True, default=False,
           type=_bool_value, metavar="BOOL",
           help="leave out the AttributeTypes, AttributeNames and RegisterTypes sections")  # fmt: skip
@@ -104,10 +110,12 @@ def _run(argv: list[str]) -> int:
     parser = _build_parser()
     args = parser.parse_args(_fix_optional_value(argv))
     if args.mode is None:
-        raise UsageError("one of -mlir-to-bef or -bef-to-mlir is required")
+        raise UsageError("one of -mlir-to-bef, -bef-to-mlir or -verify is required")
     try:
         if args.mode == "mlir-to-bef":
             return _mlir_to_bef(args)
+        if args.mode == "verify":
+            return _verify_bef(args)
         return _bef_to_mlir(args)
     except OSError as e:
         sys.stderr.write(f"error: {e.strerror or e}: '{e.filename or args.input}'\n")
@@ -194,6 +202,26 @@ def _translate_chunk(chunk: str, filename: str, optional_sections: bool) -> byte
 def _is_blank(text: str) -> bool:
     """Whether ``text`` holds nothing but whitespace and ``//`` comments."""
     return all(not line.split("//", 1)[0].strip() for line in text.splitlines())
+
+
+def _verify_bef(args: argparse.Namespace) -> int:
+    from tfrt.bef.reader import BEFFormatError, read_bef
+
+    data, filename = _read_input(args.input, binary=True)
+    try:
+        bef = read_bef(data)  # checks everything
+    except BEFFormatError as e:
+        sys.stderr.write(f"{filename}: error: {e}\n")
+        return 1
+    bodies = [f.columns for f in bef.functions]
+    kernels = sum(len(c) for c in bodies if c is not None)
+    size = len(memoryview(bef.source))
+    _write_output(
+        args.output,
+        f"{filename}: valid BEF version {bef.version}: {len(bef.functions)} functions, "
+        f"{kernels} kernels, {size} bytes\n".encode(),
+    )
+    return 0
 
 
 def _bef_to_mlir(args: argparse.Namespace) -> int:

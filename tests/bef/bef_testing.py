@@ -168,11 +168,11 @@ def section(data: bytes, section_id: int) -> bytes:
     raise KeyError(section_id)
 
 
-def build_file(sections: list[tuple[int, bytes, int]], header: bytes = b"\x0b\xef\x00") -> bytes:
+def build_file(sections: list[tuple[int, bytes, int]], header: bytes | None = None) -> bytes:
     """Serialize sections as the writer does (alignment byte when needed)."""
     from tfrt.bef import encoding as enc
 
-    out = bytearray(header)
+    out = bytearray(enc.HEADER if header is None else header)
     for section_id, payload, alignment in sections:
         out.append(section_id)
         length = len(payload) << 1

@@ -49,7 +49,7 @@ func.func @main(%a: i32, %b: i32) -> i32 {
 """
 
 # Kernels of @main, by kernel-table index.
-CONST, ADD, CALL, IF = 1, 2, 3, 4
+CONST, ADD, CALL, IF = 0, 1, 2, 3
 
 
 def base() -> bytes:
@@ -97,24 +97,41 @@ def encode_function_index(entries: list[dict]) -> bytes:
     return bytes(out)
 
 
+C = enc.Column
+PER_KERNEL = (C.CODE, C.LOCATION, C.NUM_ARGS, C.NUM_ATTRS, C.NUM_FUNCS, C.NUM_RESULTS, C.STREAM, C.ORDER)
+FLAT = {C.ARGS: C.NUM_ARGS, C.ATTRS: C.NUM_ATTRS, C.FUNCS: C.NUM_FUNCS}
+_DTYPES = {1: "B", 2: "H", 4: "I"}
+
+
 @dataclass
 class Body:
     location: int
-    uses: list[int]
-    table: list[list[int]]  # [offset, num_operands, stream]
-    results: list[int]
-    words: list[int]  # the kernel list
+    n: int
+    cols: dict[int, list[int]]
+    widths: int | None = None  # None: the narrowest, as the writer chooses
 
-    def kernel(self, k: int) -> dict[str, int]:
-        """Word positions of kernel ``k``'s fields."""
-        w = self.table[k][0] // 4
-        nargs, nattrs, nfuncs, nres = self.words[w + 2 : w + 6]
-        counts = w + 6
-        args = counts + nres
-        used = args + nargs + nattrs + nfuncs + nres
-        return dict(code=w, location=w + 1, nargs=w + 2, nres=w + 5, counts=counts, args=args,
-                    attrs=args + nargs, funcs=args + nargs + nattrs,
-                    results=args + nargs + nattrs + nfuncs, used=used)  # fmt: skip
+    def index(self, kernel: int, column: int, index: int = 0) -> int:
+        """Where kernel ``kernel``'s entry ``index`` sits in ``column``."""
+        if column in FLAT:
+            return sum(self.cols[FLAT[column]][:kernel]) + index
+        return kernel
+
+    def encode(self) -> bytes:
+        widths = self.widths
+        if widths is None:
+            widths = 0
+            for c in C:
+                code = enc.width_code(max(self.cols[c], default=0))
+                if c >= C.ARGS and self.cols[c] and code == 0:
+                    code = 1
+                widths |= code << (2 * c)
+        out = bytearray(struct.pack("<3I", self.location, self.n, widths))
+        for c in C:
+            width = enc.WIDTH_BYTES[(widths >> (2 * c)) & 3]
+            if width:
+                out += struct.pack(f"<{len(self.cols[c])}{_DTYPES[width]}", *self.cols[c])
+                out += b"\xcc" * enc.padding_for(len(out), 4)
+        return bytes(out)
 
 
 def main_body(data: bytes) -> tuple[Body, int]:
@@ -123,27 +140,24 @@ def main_body(data: bytes) -> tuple[Body, int]:
     main = entries[-1]
     payload = section(data, SectionId.FUNCTIONS)
     pos = main["offset"]
-    (location, nregs), pos = read_vbrs(payload, pos, 2)
-    uses, pos = read_vbrs(payload, pos, nregs)
-    (nk,), pos = read_vbrs(payload, pos, 1)
-    flat, pos = read_vbrs(payload, pos, 3 * nk)
-    results, pos = read_vbrs(payload, pos, len(main["results"]))
-    pos = enc.align_up(pos, 4)
-    words = list(struct.unpack_from(f"<{(len(payload) - pos) // 4}I", payload, pos))
-    table = [flat[i : i + 3] for i in range(0, len(flat), 3)]
-    return Body(location, uses, table, results, words), main["offset"]
+    location, n, widths = struct.unpack_from("<3I", payload, pos)
+    pos += 12
+    cols: dict[int, list[int]] = {}
+    for c in C:
+        count = n if c in PER_KERNEL else (sum(cols[FLAT[c]]) if c in FLAT else len(main["results"]))
+        width = enc.WIDTH_BYTES[(widths >> (2 * c)) & 3]
+        if not width:
+            cols[c] = [0] * count
+            continue
+        cols[c] = list(struct.unpack_from(f"<{count}{_DTYPES[width]}", payload, pos))
+        pos = enc.align_up(pos + count * width, 4)
+    return Body(location, n, cols), main["offset"]
 
 
-def with_main_body(data: bytes, body: Body, raw_header: bytes | None = None) -> bytes:
+def with_main_body(data: bytes, body: Body, raw: bytes | None = None) -> bytes:
     payload = section(data, SectionId.FUNCTIONS)
     _, offset = main_body(data)
-    header = raw_header
-    if header is None:
-        header = vbrs([body.location, len(body.uses), *body.uses, len(body.table)])
-        header += vbrs([v for entry in body.table for v in entry]) + vbrs(body.results)
-    out = bytearray(payload[:offset]) + header
-    out += b"\xcc" * enc.padding_for(len(out), 4)
-    out += struct.pack(f"<{len(body.words)}I", *body.words)
+    out = bytearray(payload[:offset]) + (body.encode() if raw is None else raw)
     return replace_section(data, SectionId.FUNCTIONS, bytes(out))
 
 
@@ -156,11 +170,39 @@ def edit_main(edit: Callable[[Body], None]) -> Callable[[bytes], bytes]:
     return apply
 
 
-def set_word(kernel: int, field: str, value: int, index: int = 0) -> Callable[[bytes], bytes]:
+def set_entry(kernel: int, column: int, value: int, index: int = 0) -> Callable[[bytes], bytes]:
     def edit(body: Body) -> None:
-        body.words[body.kernel(kernel)[field] + index] = value
+        body.cols[column][body.index(kernel, column, index)] = value
 
     return edit_main(edit)
+
+
+def set_width(column: int, code: int) -> Callable[[bytes], bytes]:
+    def edit(body: Body) -> None:
+        body.widths = (_writer_widths(body) & ~(3 << (2 * column))) | (code << (2 * column))
+
+    return edit_main(edit)
+
+
+def _writer_widths(body: Body) -> int:
+    return struct.unpack_from("<I", body.encode(), 8)[0]
+
+
+def _truncated_body(data: bytes) -> bytes:
+    body, _ = main_body(data)
+    return with_main_body(data, body, raw=body.encode()[:-4])
+
+
+def _body_near_the_end(data: bytes) -> bytes:
+    """@main's entry points 8 bytes before the end of the Functions section."""
+    size = len(section(data, SectionId.FUNCTIONS))
+    return edit_index(lambda e: e[-1].__setitem__("offset", size - 8))(data)
+
+
+def _order_swapped(body: Body) -> None:
+    order = body.cols[C.ORDER]
+    i, j = order.index(CONST), order.index(ADD)
+    order[i], order[j] = order[j], order[i]
 
 
 def edit_section(section_id: int, edit: Callable[[bytearray], bytes | bytearray | None]):
@@ -260,14 +302,6 @@ def deep_locations(data: bytes) -> bytes:
     return replace_section(data, SectionId.LOCATIONS, chain)
 
 
-def register_never_defined(data: bytes) -> bytes:
-    body, _ = main_body(data)
-    body.uses.append(0)  # one more register, which no kernel defines
-    pseudo = body.kernel(0)
-    body.words[pseudo["results"]] = len(body.uses)  # the pseudo register moves up
-    return with_main_body(data, body)
-
-
 def bad_alignment_byte(data: bytes) -> bytes:
     out = bytearray(data[:3])
     out += b"\x00" + enc.encode_vbr((2 << 1) | 1) + b"\x03" + b"a\0"
@@ -294,7 +328,7 @@ def _misaligned_i32(data: bytes) -> bytes:
 def _unlisted_attribute(data: bytes) -> bytes:
     # Inside the i32 attribute `v`: in range, but no attribute starts there.
     offset = attribute_offset(data, enc.DType.I32)
-    return set_word(ADD, "attrs", offset + 1)(data)
+    return set_entry(ADD, C.ATTRS, offset + 1)(data)
 
 
 def _symbol_ref_nul(data: bytes) -> bytes:
@@ -327,7 +361,7 @@ F = SectionId
 FIXTURES: dict[str, tuple[Callable[[bytes], bytes], str | None, str]] = {
     "bad_magic": (lambda d: b"\x0c" + d[1:], None, "invalid BEF file header"),
     "empty": (lambda d: b"", None, "the file is empty"),
-    "bad_version": (lambda d: d[:2] + b"\x01" + d[3:], None, "unsupported BEF format version 1 (this reader supports version 0)"),
+    "bad_version": (lambda d: d[:2] + b"\x00" + d[3:], None, "unsupported BEF format version 0 (this reader supports version 1)"),
     "section_alignment": (bad_alignment_byte, "Strings", "section alignment 3 is not a power of 2"),
     "section_past_end": (lambda d: d[:-1], "FunctionRefNames", "runs past the end of the file"),
     "duplicate_section": (lambda d: build_file([*split_sections(d), (0, b"x\0", 1)]), "Strings", "section appears more than once"),
@@ -358,22 +392,20 @@ FIXTURES: dict[str, tuple[Callable[[bytes], bytes], str | None, str]] = {
     "function_kind": (edit_index(lambda e: e[0].__setitem__("kind", 7)), "FunctionIndex", "function 0 has unknown kind 7"),
     "function_type_index": (edit_index(lambda e: e[0]["args"].__setitem__(0, 99)), "FunctionIndex", "type index 99 out of range"),
     "function_offset": (edit_index(lambda e: e[-1].__setitem__("offset", 100000)), "FunctionIndex", "offset 100000 out of range"),
-    "register_index": (set_word(ADD, "args", 9), "Functions", "register index 9 out of range (6 registers)"),
-    "result_register": (edit_main(lambda b: b.results.__setitem__(0, 100)), "Functions", "result register 100 out of range (6 registers)"),
-    "kernel_code": (set_word(ADD, "code", 99), "Functions", "kernel 2 code 99 out of range"),
-    "kernel_misaligned": (edit_main(lambda b: b.table[ADD].__setitem__(0, b.table[ADD][0] + 1)), "Functions", "kernel 2 offset"),
-    "kernel_overlap": (edit_main(lambda b: b.table[ADD].__setitem__(0, b.table[CONST][0])), "Functions", "kernel 2 overlaps the kernel before it"),
-    "no_pseudo_kernel": (lambda d: with_main_body(d, main_body(d)[0], raw_header=vbrs([0, 0, 0])), "Functions", "has no pseudo kernel"),
-    "pseudo_kernel": (set_word(0, "nargs", 1), "Functions", "the pseudo kernel must have no operands"),
-    "argument_register": (set_word(0, "results", 1, index=1), "Functions", "argument 0 must be register 0, not 1"),
-    "num_operands": (edit_main(lambda b: b.table[ADD].__setitem__(1, 3)), "Functions", "kernel 2 has 2 operands but its kernel table entry says 3"),
-    "used_by_range": (set_word(CONST, "used", 99), "Functions", "used-by index 99 out of range (5 kernels)"),
-    "used_by_mismatch": (set_word(CONST, "used", CALL), "Functions", "the used-by list of register 2 does not match"),
-    "register_defined_twice": (set_word(ADD, "results", 2), "Functions", "register 2 is defined twice"),
-    "register_never_defined": (register_never_defined, "Functions", "7 registers, but its kernels define only 6"),
-    "use_count": (edit_main(lambda b: b.uses.__setitem__(2, 5)), "Functions", "register 2 has use count 5 but 1 uses"),
-    "function_reference": (set_word(CALL, "funcs", 99), "Functions", "function index 99 out of range (3 functions)"),
-    "attribute_offset": (set_word(ADD, "attrs", 10**6), "Functions", "attribute offset 1000000 out of range"),
+    "register_index": (set_entry(ADD, C.ARGS, 9), "Functions", "register index 9 out of range (6 registers)"),
+    "result_register": (edit_main(lambda b: b.cols[C.RETURNS].__setitem__(0, 100)), "Functions", "result register 100 out of range (6 registers)"),
+    "kernel_code": (set_entry(ADD, C.CODE, 99), "Functions", "kernel 1 code 99 out of range"),
+    "body_misaligned": (edit_index(lambda e: e[-1].__setitem__("offset", e[-1]["offset"] + 1)), "Functions", "body is not 4-byte aligned"),
+    "body_header": (_body_near_the_end, "Functions", "body header runs past the end of the function"),
+    "column_widths": (edit_main(lambda b: setattr(b, "widths", _writer_widths(b) | 1 << 30)), "Functions", "unknown bits set in the column widths"),
+    "kernel_count": (edit_main(lambda b: setattr(b, "n", 10**6)), "Functions", "kernel count 1000000 exceeds"),
+    "column_past_end": (_truncated_body, "Functions", "the RETURNS column runs past the end of the function"),
+    "flat_column_width": (set_width(C.ARGS, 0), "Functions", "the non-empty ARGS column has width 0"),
+    "count_column_width": (set_width(C.NUM_ARGS, 3), "Functions", "the NUM_ARGS column is wider than 2 bytes"),
+    "order_permutation": (set_entry(CONST, C.ORDER, 1), "Functions", "the execution order is not a permutation of its 4 kernels"),
+    "use_before_definition": (edit_main(_order_swapped), "Functions", "kernel 1 uses register 2 before kernel 0 defines it"),
+    "function_reference": (set_entry(CALL, C.FUNCS, 99), "Functions", "function index 99 out of range (3 functions)"),
+    "attribute_offset": (set_entry(ADD, C.ATTRS, 10**6), "Functions", "attribute offset 1000000 out of range"),
     "attribute_not_listed": (_unlisted_attribute, "Functions", "has no entry in the AttributeTypes section"),
     "attribute_names_functions": (per_function_section(F.ATTRIBUTE_NAMES, lambda v: v.__setitem__(0, 7)), "AttributeNames", "section describes 7 functions, the file has 3"),
     "attribute_names_kernels": (per_function_section(F.ATTRIBUTE_NAMES, _attribute_names_kernels), "AttributeNames", "kernels, the section says"),

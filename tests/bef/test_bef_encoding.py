@@ -65,7 +65,7 @@ def test_alignment_helpers():
 
 
 def test_type_codes_follow_tfrt():
-    assert enc.MAGIC == b"\x0b\xef" and enc.VERSION == 0
+    assert enc.MAGIC == b"\x0b\xef" and enc.VERSION == 1
     assert [int(enc.DType.UI8), int(enc.DType.I1), int(enc.DType.I32), int(enc.DType.BF16)] == [1, 5, 8, 15]
     assert [int(enc.AttrType.TYPE), int(enc.AttrType.DENSE), int(enc.AttrType.AGGREGATE)] == [25, 28, 30]
     assert enc.array_of(enc.DType.I32) == enc.AttrType.EMPTY_ARRAY == 0x88

@@ -156,7 +156,7 @@ def test_error_message_format():
 
 
 def test_version_mismatch_names_both_versions(sink_bytes):
-    with pytest.raises(BEFFormatError, match=r"version 7 \(this reader supports version 0\)"):
+    with pytest.raises(BEFFormatError, match=r"version 7 \(this reader supports version 1\)"):
         read_bef(sink_bytes[:2] + b"\x07" + sink_bytes[3:])
 
 

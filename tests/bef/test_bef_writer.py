@@ -29,24 +29,21 @@ def attributes_of(attrs: str) -> bytes:
 def test_whole_file_of_a_trivial_function():
     data = bef(f'func.func @f() {{\n  "k"() : () -> ()\n  {ret()}\n}}', optional_sections=False)
     expected = bytes.fromhex(
-        "0bef00"  # magic, version 0
+        "0bef01"  # magic, version 1
         "00 08 66006b00"  # Strings: "f\0k\0", sorted
         "01 00"  # Attributes: empty
         "02 04 0102"  # Kernels: 1 name, at string offset 2
         "03 02 00"  # Types: none
         "04 0c 01 000000 00 00".replace(" ", "")  # FunctionIndex: async @f at 0, () -> ()
-        + "05 8111 04 cccc"  # Functions: length 72, alignment 4, padding
-        # body: location 0, no registers, 2 kernels: pseudo (offset 0,
-        # stream 0) and "k" (offset 36, stream 1: it feeds nothing, so stream
-        # analysis gives it its own stream), then padding to the 4-aligned
-        # kernel list.
-        "00 00 02 000000 240001 cccccc"
-        # pseudo kernel: code, location, 0 args/attrs/funcs, 1 result (the
-        # pseudo register), 1 user; body: register 0 (= num_regs), user 1.
-        "abababab cdcdcdcd 00000000 00000000 00000000 01000000 01000000"
-        "00000000 01000000"
-        # "k": kernel 0, location 1, nothing else.
-        "00000000 01000000 00000000 00000000 00000000 00000000"
+        + "05 28"  # Functions: length 20, already 4-aligned in the file
+        # body: location 0, 1 kernel, column widths 0x1004: LOCATION and
+        # STREAM are u8 columns, every other column is all zeros (kernel
+        # code 0, execution order [0]) or empty.
+        "00000000 01000000 04100000"
+        # LOCATION [1] (the function's location is 0) and STREAM [1] ("k"
+        # feeds nothing, so stream analysis gives it its own stream), each
+        # padded to 4 bytes.
+        "01 cccccc 01 cccccc"
         "06 00"  # LocationStrings: empty
         "07 04 0000"  # Locations: two unknown locations (function, kernel)
         .replace(" ", "")

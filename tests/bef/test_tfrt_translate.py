@@ -36,7 +36,7 @@ def run(capsysbinary, monkeypatch, *args: str, stdin: bytes | None = None) -> tu
 def test_mlir_to_bef_writes_bytes_to_stdout(capsysbinary, monkeypatch, source):
     status, out, err = run(capsysbinary, monkeypatch, "-mlir-to-bef", str(source))
     assert (status, err) == (0, "")
-    assert out[:3] == b"\x0b\xef\x00"
+    assert out[:3] == b"\x0b\xef\x01"
     bef = read_bef(out)
     assert [k.name for k in bef.function("add").kernels] == ["tfrt.constant.i32", "tfrt.add.i32"]
     assert bef.function("add").attribute_names == [("value",), ()]
