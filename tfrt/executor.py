@@ -579,7 +579,8 @@ class _Execution:
                     elif len(out) == n:
                         results = [AsyncValue(CONCRETE, v) for v in out]
                     else:
-                        results = _invoke(kp, exec_ctx, args)  # reports the arity error
+                        results = [_fail(kp, exec_ctx, KernelError(
+                            f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))] * n
                     out = None  # a result nobody uses must die now
             else:
                 results = _invoke(kp, exec_ctx, args)
@@ -1001,6 +1002,7 @@ class _RestOfFunction:
                     blocked = True
                     if waiting is None:
                         waiting = v
+            v = None  # an operand dies when the kernel is done with it, not later
             if blocked:
                 left.append(kid)
                 continue
@@ -1120,6 +1122,7 @@ class _ColumnPlan:
         regs: list[Any] = [None] * self.num_registers
         regs[: len(values)] = values
         p = -1
+        v = None
         try:
             for p, kind, f, x, y, r, d in self.steps():
                 if kind == 2:
@@ -1131,6 +1134,7 @@ class _ColumnPlan:
                 elif kind == 0:
                     v = f()
                 else:
+                    v = None  # the last result is in regs: drop this reference
                     _general_step(regs, f, x)
                     continue
                 if d:
@@ -1139,9 +1143,11 @@ class _ColumnPlan:
                     if d & 2:
                         regs[y] = None
                     if d & 4:
+                        v = None  # a result nobody uses dies now
                         continue
                 regs[r] = v
         except Exception as exc:
+            v = None  # regs holds every value the rest of the call needs
             return _recover_columns(fn, exec_ctx, regs, p, exc)
         return tuple([regs[r] for r in self.returns])
 
@@ -1149,17 +1155,17 @@ class _ColumnPlan:
 def _general_step(regs: list, f: Callable[..., Any], spec: tuple) -> None:
     attrs, args, results, free, dead = spec
     out = f(*attrs, *[regs[a] for a in args])
+    n = len(results)
+    if n > 1 and len(out) != n:
+        raise _ArityError(len(out), n)
     for a in free:
         regs[a] = None
-    n = len(results)
     if n == 1:
         if not dead[0]:
             regs[results[0]] = out
         return
     if n == 0:
         return
-    if len(out) != n:
-        raise _ArityError(len(out), n)
     for r, v, gone in zip(results, out, dead):
         if not gone:
             regs[r] = v
@@ -1249,10 +1255,10 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
                 continue
             s = int(a0[p])
             k_args = tuple(args_l[s : s + int(na[p])])
-            k_free = []
-            for i, a in enumerate(k_args):
-                if free_l[s + i] and a not in k_free:
-                    k_free.append(a)
+            # Operands die in the order of their last use in the operand
+            # list, as the interpreter drops a kernel's operands.
+            last_use = {a: i for i, a in enumerate(k_args) if free_l[s + i]}
+            k_free = sorted(last_use, key=last_use.__getitem__)
             base = int(rb[p])
             results = tuple(range(base, base + int(nr[p])))
             k_dead = tuple(not has_use_l[r] and not returned_l[r] for r in results)
@@ -1274,9 +1280,9 @@ def _recover_columns(fn: "BEFFunction", exec_ctx: ExecutionContext, values: list
     cols = fn.bef_function.columns
     order = [k + 1 for k in cols.order.tolist()]
     kp = plan.kernels[order[pos]]
+    exc.__traceback__ = None  # the failed kernel's frame lets go of its values now
     if isinstance(exc, _ArityError):
         exc = KernelError(f"kernel '{kp.site.name}' returned {exc.got} results, expected {exc.expected}")
-    exc.__traceback__ = None
     kuses = list(plan.kernel_uses)
     for kid in order[: pos + 1]:
         for r in plan.kernels[kid].args:
