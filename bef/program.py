@@ -269,6 +269,19 @@ class FunctionColumns:
 
     def fill(self, fn: Function, kernel_names: list[str]) -> None:
         """Set ``fn``'s per-kernel records (Kernel objects, used-by lists, use counts)."""
+        records, uses, start, users = self.records(kernel_names)
+        fn._num_registers = self.num_registers
+        fn._register_uses = tuple(uses)
+        fn._result_registers = tuple(self.returns.tolist())
+        fn._pseudo_used_by = (tuple(start), *(tuple(users[i]) for i in range(self.num_args_fn)))
+        fn._kernels = [Kernel(*record) for record in records]
+
+    def records(self, kernel_names: list[str]) -> tuple[list[tuple], list[int], list[int], list[list[int]]]:
+        """Per kernel, the fields of a ``Kernel`` as a tuple; the use count of
+        every register (``tfrt.return`` included); the kernels without
+        operands; the users of every register, latest use first (MLIR's
+        use-list order), as kernel-table indices (1-based: entry 0 is the
+        pseudo kernel)."""
         n = len(self.code)
         nregs = self.num_registers
         args = self.args.tolist()
@@ -285,9 +298,6 @@ class FunctionColumns:
         t0 = self.attr_start.tolist()
         f0 = self.func_start.tolist()
         rb = self.result_base.tolist()
-        returns = tuple(self.returns.tolist())
-        # Users of each register, latest use first (MLIR's use-list order),
-        # as kernel-table indices (1-based: entry 0 is the pseudo kernel).
         users: list[list[int]] = [[] for _ in range(nregs)]
         start: list[int] = []
         for k in range(n - 1, -1, -1):
@@ -297,29 +307,17 @@ class FunctionColumns:
                 users[r].append(k + 1)
         start.reverse()
         uses = [len(u) for u in users]
-        for r in returns:
+        for r in self.returns.tolist():
             uses[r] += 1
-        kernels = []
+        records = []
         for k in range(n):
-            regs = range(rb[k], rb[k] + nr[k])
-            kernels.append(
-                Kernel(
-                    name=kernel_names[code[k]],
-                    location=loc[k],
-                    args=tuple(args[a0[k] : a0[k] + na[k]]),
-                    attrs=tuple(attrs[t0[k] : t0[k] + nt[k]]),
-                    funcs=tuple(funcs[f0[k] : f0[k] + nf[k]]),
-                    results=tuple(regs),
-                    used_by=tuple(tuple(users[r]) for r in regs),
-                    num_operands=na[k],
-                    stream_id=st[k],
-                )
-            )
-        fn._num_registers = nregs
-        fn._register_uses = tuple(uses)
-        fn._result_registers = returns
-        fn._pseudo_used_by = (tuple(start), *(tuple(users[i]) for i in range(self.num_args_fn)))
-        fn._kernels = kernels
+            regs = tuple(range(rb[k], rb[k] + nr[k]))
+            records.append((
+                kernel_names[code[k]], loc[k], tuple(args[a0[k] : a0[k] + na[k]]),
+                tuple(attrs[t0[k] : t0[k] + nt[k]]), tuple(funcs[f0[k] : f0[k] + nf[k]]), regs,
+                tuple([tuple(users[r]) for r in regs]), na[k], st[k],
+            ))  # fmt: skip
+        return records, uses, start, users
 
 
 def dataflow_order(

@@ -52,6 +52,7 @@ Example::
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 from typing import Any, Callable, Sequence
@@ -205,15 +206,30 @@ class FunctionPlan:
 
 def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     plan = FunctionPlan()
-    nregs = fn.num_registers
+    cols = fn.columns
+    if cols is not None:  # straight from the body's columns: no Kernel objects
+        records, uses, start, users = cols.records(program.bef.kernel_names)
+        kernel_records = records
+        result_registers = tuple(cols.returns.tolist())
+        nregs = cols.num_registers
+        pseudo = (tuple(start), *(tuple(users[i]) for i in range(cols.num_args_fn)))
+        del users
+    else:
+        kernel_records = [
+            (k.name, k.location, k.args, k.attrs, k.funcs, k.results, k.used_by, k.num_operands, k.stream_id)
+            for k in fn.kernels
+        ]
+        uses = fn.register_uses
+        result_registers = tuple(fn.result_registers)
+        nregs = fn.num_registers
+        pseudo = fn.pseudo_used_by
     plan.num_registers = nregs
-    plan.register_uses = tuple(fn.register_uses)
-    kernel_uses = list(fn.register_uses)
-    for r in fn.result_registers:
+    plan.register_uses = tuple(uses)
+    kernel_uses = list(uses)
+    for r in result_registers:
         kernel_uses[r] -= 1
     plan.kernel_uses = kernel_uses
-    plan.result_registers = tuple(fn.result_registers)
-    pseudo = fn.pseudo_used_by
+    plan.result_registers = result_registers
     plan.start_users = tuple(pseudo[0]) if pseudo else ()
     plan.arg_users = tuple(tuple(u) for u in pseudo[1:])
     kernels: list[KernelPlan | None] = [None]
@@ -221,11 +237,12 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     streams = set()
     all_sync = True
     fast_ok = True
-    for i, k in enumerate(fn.kernels):
-        kp = program._make_kernel_plan(fn, i + 1, k)
+    make = program._make_kernel_plan
+    for i, k in enumerate(kernel_records):
+        kp = make(plan, i + 1, *k)
         kernels.append(kp)
-        counts.append(max(1, k.num_operands))
-        streams.add(k.stream_id)
+        counts.append(max(1, k[7]))
+        streams.add(k[8])
         all_sync = all_sync and kp.sync
         fast_ok = fast_ok and (kp.sync or kp.site.name in FAST_ASYNC_KERNELS)
     plan.kernels = kernels
@@ -238,7 +255,7 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     one_thread = not program.host.work_queue.threaded
     plan.order = None
     if fast_ok and (plan.streams_uniform or one_thread):
-        cols = fn.columns  # a body read from a file carries its order
+        # A body read from a file carries its order.
         plan.order = _simulate_order(plan) if cols is None else tuple((cols.order.astype(np.int64) + 1).tolist())
     return plan
 
@@ -1304,6 +1321,19 @@ def _recover_columns(fn: "BEFFunction", exec_ctx: ExecutionContext, values: list
     return _RestOfFunction(plan, exec_ctx, regs, kuses, order[pos + 1 :]).start()
 
 
+def _without_gc(build: Callable[..., Any], *args: Any) -> Any:
+    """Run ``build`` with the cyclic GC paused: plans are many small objects
+    and no cycles, and a collection pass over them every few hundred
+    allocations would cost more than building them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return build(*args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class _KernelTable:
     """Per kernel code of a program: its definition, function and whether the
     column path may call it (sync, no context)."""
@@ -1345,7 +1375,7 @@ class BEFFunction:
         """The interpreter's plan, built (and the body checked) when first needed."""
         plan = self._plan
         if plan is None:
-            plan = self._plan = _build_plan(self.bef_function, self.program)
+            plan = self._plan = _without_gc(_build_plan, self.bef_function, self.program)
         return plan
 
     def prepare(self) -> None:
@@ -1357,7 +1387,7 @@ class BEFFunction:
     def _column_plan(self) -> _ColumnPlan | None:
         cp = self._columns
         if cp is False:
-            cp = self._columns = _column_plan(self)
+            cp = self._columns = _without_gc(_column_plan, self)
         return cp  # type: ignore[return-value]
 
     @property
@@ -1596,11 +1626,15 @@ class BEFProgram:
                         self._load_error(message, KernelSite(name, k.location, self).decoded_location())
             self._load_error(message)
 
-    def _make_kernel_plan(self, fn: bp.Function, kid: int, k: bp.Kernel) -> KernelPlan:
-        kdef: KernelDef | None = self.host.registry.get(k.name)
-        site = KernelSite(k.name, k.location, self)
+    def _make_kernel_plan(
+        self, plan: FunctionPlan, kid: int, name: str, location: int, args: tuple[int, ...],
+        attrs: tuple[int, ...], funcs: tuple[int, ...], results: tuple[int, ...],
+        used_by: tuple[tuple[int, ...], ...], _num_operands: int, stream: int,
+    ) -> KernelPlan:  # fmt: skip
+        kdef: KernelDef | None = self.host.registry.get(name)
+        site = KernelSite(name, location, self)
         if kdef is None:  # a name outside the Kernels section: the reader let it through
-            self._load_error(f"unknown kernel name '{k.name}'", site.decoded_location())
+            self._load_error(f"unknown kernel name '{name}'", site.decoded_location())
         kp = KernelPlan()
         kp.kid = kid
         kp.site = site
@@ -1609,28 +1643,26 @@ class BEFProgram:
         kp.sync = kdef.is_sync
         kp.context = kdef.context
         kp.simple = kp.sync and not kp.context
-        kp.attrs = self._decode_attrs(kdef, k, site)
+        kp.attrs = self._decode_attrs(kdef, name, attrs, site) if attrs else ()
         try:
-            kp.funcs = tuple(self.functions[i] for i in k.funcs)
+            kp.funcs = tuple([self.functions[i] for i in funcs])
         except IndexError:
-            self._load_error(f"kernel '{k.name}' refers to a function that does not exist",
+            self._load_error(f"kernel '{name}' refers to a function that does not exist",
                              site.decoded_location())
-        kp.args = tuple(k.args)
-        kp.results = tuple(k.results)
-        kp.used_by = tuple(tuple(u) for u in k.used_by)
-        uses = fn.register_uses
-        kp.live = tuple(uses[r] > 0 for r in k.results)
-        kp.stream = k.stream_id
-        kp.nres = len(k.results)
+        kp.args = args
+        kp.results = results
+        kp.used_by = used_by
+        uses = plan.register_uses
+        kp.live = tuple([uses[r] > 0 for r in results])
+        kp.stream = stream
+        kp.nres = len(results)
         return kp
 
-    def _decode_attrs(self, kdef: KernelDef, k: bp.Kernel, site: KernelSite) -> tuple[Any, ...]:
-        if not k.attrs:
-            return ()
+    def _decode_attrs(self, kdef: KernelDef, name: str, offsets: tuple[int, ...], site: KernelSite) -> tuple[Any, ...]:
         try:
-            return self._attr_values(kdef, k.attrs)
+            return self._attr_values(kdef, offsets)
         except _AttributeProblem as problem:
-            self._load_error(f"kernel '{k.name}': {problem}", site.decoded_location())
+            self._load_error(f"kernel '{name}': {problem}", site.decoded_location())
             raise  # not reached: _load_error raises
 
     def _attribute_values(self, kdef: KernelDef, name: str, offsets: Sequence[int]) -> tuple[Any, ...] | None:

@@ -137,7 +137,7 @@ def test_split_keeps_line_numbers():
 @pytest.mark.parametrize(
     "args, message",
     [
-        ([], "one of -mlir-to-bef or -bef-to-mlir is required"),
+        ([], "one of -mlir-to-bef, -bef-to-mlir or -verify is required"),
         (["-mlir-to-bef", "-bef-to-mlir"], "not allowed with argument"),
         (["-mlir-to-bef", "--disable-optional-sections=maybe"], "is not a boolean"),
         (["-mlir-to-bef", "--no-such-flag"], "unrecognized arguments"),
