@@ -106,9 +106,9 @@ VIRTUAL_LOCATION_BASE = 0xFFFFFFFF
 U32_MAX = 0xFFFFFFFF
 
 # ---------------------------------------------------------------------------
-# Function bodies (version 1): a header of three u32 words, then columns.
+# Function bodies (version 1): a header of four u32 words, then columns.
 
-BODY_HEADER_WORDS = 3  # location, kernel count, column widths
+BODY_HEADER_WORDS = 4  # location, kernel count, column widths, root stream
 BODY_ALIGNMENT = 4
 
 

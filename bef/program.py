@@ -124,7 +124,7 @@ class Function:
         "index", "name", "kind", "arg_types", "result_types",
         "_location", "_num_registers", "_register_uses", "_kernels", "_pseudo_used_by",
         "_result_registers", "_register_types", "_attribute_names", "_function_ref_names",
-        "_columns", "_loader", "_optional",
+        "_columns", "_loader", "_optional", "_root_stream",
     )  # fmt: skip
 
     def __init__(
@@ -144,6 +144,7 @@ class Function:
         attribute_names: list[tuple[str, ...]] | None = None,
         function_ref_names: list[tuple[tuple[str, int, bool], ...]] | None = None,
         loader: Any = None,
+        root_stream: int = 0,
     ) -> None:
         self.index = index
         self.name = name
@@ -160,6 +161,7 @@ class Function:
         self._attribute_names = attribute_names
         self._function_ref_names = function_ref_names
         self._columns: FunctionColumns | None = None
+        self._root_stream = root_stream
         # callable(fn) -> FunctionColumns, and callable(fn) that fills the
         # optional sections' fields (None once done, or for in-memory functions).
         self._loader = loader
@@ -198,6 +200,14 @@ class Function:
         if self._loader is not None and self.kind != NATIVE_FUNCTION:
             return self.columns.location
         return self._location
+
+    @property
+    def root_stream(self) -> int:
+        """The stream a call starts on (the stream analysis's root stream,
+        TFRT's pseudo kernel's): kernels of other streams are enqueued."""
+        if self._loader is not None and self.kind != NATIVE_FUNCTION:
+            return self.columns.root_stream
+        return self._root_stream
 
     @property
     def num_registers(self) -> int:
@@ -259,7 +269,7 @@ class FunctionColumns:
     """
 
     __slots__ = (
-        "location", "num_args_fn", "num_registers", "code", "locations", "num_args", "num_attrs",
+        "location", "root_stream", "num_args_fn", "num_registers", "code", "locations", "num_args", "num_attrs",
         "num_funcs", "num_results", "stream", "order", "args", "attrs", "funcs", "returns",
         "arg_start", "attr_start", "func_start", "result_base",
     )  # fmt: skip

@@ -664,7 +664,7 @@ class _Reader:
         if pos + 4 * enc.BODY_HEADER_WORDS > end:
             self._fail(sid, pos, f"{where}: body header runs past the end of the function")
         start = pos
-        location, n, widths = struct.unpack_from("<3I", buf, pos)
+        location, n, widths, root_stream = struct.unpack_from("<4I", buf, pos)
         pos += 4 * enc.BODY_HEADER_WORDS
         if widths >> (2 * enc.NUM_COLUMNS):
             self._fail(sid, start + 8, f"{where}: unknown bits set in the column widths {widths:#x}")
@@ -691,6 +691,7 @@ class _Reader:
         C = enc.Column
         cols = program.FunctionColumns()
         cols.location = location
+        cols.root_stream = root_stream
         cols.num_args_fn = nfargs = len(arg_types)
         cols.code = column(C.CODE, n)
         cols.locations = column(C.LOCATION, n)

@@ -1085,7 +1085,7 @@ class _FunctionsEmitter(_Emitter):
                     arr.byteswap()
                 data += arr.tobytes()
                 data += bytes([enc.PADDING_BYTE]) * enc.padding_for(len(data), enc.BODY_ALIGNMENT)
-        self.buf += struct.pack("<3I", location, n, widths)
+        self.buf += struct.pack("<4I", location, n, widths, streams.root_stream.id)
         self.buf += data
 
     def _kernel_attributes(

@@ -1206,8 +1206,8 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
     simple = table.simple
     if n and not simple[cols.code].all():
         return None
-    if n and cols.stream.min() != cols.stream.max():
-        return None  # kernels on other streams are enqueued: the interpreter's order
+    if n and (cols.stream.min() != cols.stream.max() or int(cols.stream[0]) != cols.root_stream):
+        return None  # kernels off the call's stream are enqueued: the interpreter's order
     nfargs = cols.num_args_fn
     nregs = cols.num_registers
     order = cols.order.astype(np.int64)

@@ -108,6 +108,7 @@ class Body:
     location: int
     n: int
     cols: dict[int, list[int]]
+    root_stream: int = 0
     widths: int | None = None  # None: the narrowest, as the writer chooses
 
     def index(self, kernel: int, column: int, index: int = 0) -> int:
@@ -125,7 +126,7 @@ class Body:
                 if c >= C.ARGS and self.cols[c] and code == 0:
                     code = 1
                 widths |= code << (2 * c)
-        out = bytearray(struct.pack("<3I", self.location, self.n, widths))
+        out = bytearray(struct.pack("<4I", self.location, self.n, widths, self.root_stream))
         for c in C:
             width = enc.WIDTH_BYTES[(widths >> (2 * c)) & 3]
             if width:
@@ -140,8 +141,8 @@ def main_body(data: bytes) -> tuple[Body, int]:
     main = entries[-1]
     payload = section(data, SectionId.FUNCTIONS)
     pos = main["offset"]
-    location, n, widths = struct.unpack_from("<3I", payload, pos)
-    pos += 12
+    location, n, widths, root_stream = struct.unpack_from("<4I", payload, pos)
+    pos += 16
     cols: dict[int, list[int]] = {}
     for c in C:
         count = n if c in PER_KERNEL else (sum(cols[FLAT[c]]) if c in FLAT else len(main["results"]))
@@ -151,7 +152,7 @@ def main_body(data: bytes) -> tuple[Body, int]:
             continue
         cols[c] = list(struct.unpack_from(f"<{count}{_DTYPES[width]}", payload, pos))
         pos = enc.align_up(pos + count * width, 4)
-    return Body(location, n, cols), main["offset"]
+    return Body(location, n, cols, root_stream), main["offset"]
 
 
 def with_main_body(data: bytes, body: Body, raw: bytes | None = None) -> bytes:

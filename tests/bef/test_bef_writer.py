@@ -35,11 +35,11 @@ def test_whole_file_of_a_trivial_function():
         "02 04 0102"  # Kernels: 1 name, at string offset 2
         "03 02 00"  # Types: none
         "04 0c 01 000000 00 00".replace(" ", "")  # FunctionIndex: async @f at 0, () -> ()
-        + "05 28"  # Functions: length 20, already 4-aligned in the file
-        # body: location 0, 1 kernel, column widths 0x1004: LOCATION and
-        # STREAM are u8 columns, every other column is all zeros (kernel
-        # code 0, execution order [0]) or empty.
-        "00000000 01000000 04100000"
+        + "05 30"  # Functions: length 24, already 4-aligned in the file
+        # body: location 0, 1 kernel, column widths 0x1004 (LOCATION and
+        # STREAM are u8 columns, every other column is all zeros: kernel
+        # code 0, execution order [0]; or empty), root stream 0.
+        "00000000 01000000 04100000 00000000"
         # LOCATION [1] (the function's location is 0) and STREAM [1] ("k"
         # feeds nothing, so stream analysis gives it its own stream), each
         # padded to 4 bytes.

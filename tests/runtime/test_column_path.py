@@ -123,6 +123,7 @@ def run_both(text: str, name: str = "f"):
         # uses its own): both paths then follow the same dataflow order.
         cols = fn.bef_function.columns
         cols.stream = np.zeros(len(cols), np.uint8)
+        cols.root_stream = 0
         assert fn._column_plan() is not None, "the function should qualify for the column path"
         LOG.clear()
         ctx = host.new_execution_context()
