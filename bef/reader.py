@@ -730,10 +730,7 @@ class _Reader:
             if int(attrs.max()) >= attr_size:
                 self._fail(sid, start, f"{where}: attribute offset {int(attrs.max())} out of range (Attributes section has {attr_size} bytes)")
             if self._attribute_types is not None and self._attribute_types.loaded:
-                known = self._attribute_types.offsets()
-                missing = attrs[~np.isin(attrs, known)]
-                if len(missing):
-                    self._fail(sid, start, f"{where}: attribute offset {int(missing[0])} has no entry in the AttributeTypes section")
+                self._check_attributes_listed(attrs, start, where)
         if len(funcs) and int(funcs.max()) >= len(self.entries):
             self._fail(sid, start, f"{where}: function index {int(funcs.max())} out of range ({len(self.entries)} functions)")
 
@@ -759,6 +756,12 @@ class _Reader:
                 self._fail(sid, start, f"{where}: kernel {int(u[i])} uses register {int(a[i])} before kernel {int(producer[i])} defines it")
         return cols
 
+    def _check_attributes_listed(self, attrs: np.ndarray, at: int, where: str) -> None:
+        """Every attribute a body refers to has an AttributeTypes entry."""
+        missing = attrs[~np.isin(attrs, self._attribute_types.offsets())]
+        if len(missing):
+            self._fail(SectionId.FUNCTIONS, at, f"{where}: attribute offset {int(missing[0])} has no entry in the AttributeTypes section")
+
     def verify_all(self) -> None:
         """Check everything that is otherwise checked when first used: every
         function body, every location a kernel or function refers to, the
@@ -768,10 +771,15 @@ class _Reader:
         if types is not None:
             types.load()
         offsets: set[int] = set()
+        f_start = self.sections[SectionId.FUNCTIONS][0]
         for fn in self.functions:
             cols = fn.columns
             if cols is None:
                 continue
+            if types is not None and len(cols.attrs):  # the body may have been read before the types
+                self._check_attributes_listed(
+                    cols.attrs, f_start + self.entries[fn.index][1], f"function {fn.index} ('{fn.name}')"
+                )
             offsets.add(cols.location)
             offsets.update(np.unique(cols.locations).tolist())
         for off in sorted(offsets):
