@@ -135,6 +135,9 @@ class Function:
     # attributes that held its function references, in function-list order,
     # as (name, count, is_array); the kernel's regions follow them.
     function_ref_names: list[tuple[tuple[str, int, bool], ...]] | None = None
+    # The pseudo kernel's stream (the root stream of the stream analysis):
+    # the executor starts the function's ready queue on it.
+    root_stream: int = 0
 
 
 @dataclass

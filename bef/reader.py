@@ -691,6 +691,7 @@ class _Reader:
         fn.register_uses = tuple(uses)
         fn.result_registers = tuple(result_regs)
         fn.pseudo_used_by = pseudo[6]
+        fn.root_stream = table[0][2]
         names = self.kernel_names
         fn.kernels = [
             program.Kernel(

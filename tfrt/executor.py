@@ -14,8 +14,11 @@ Running a function (:meth:`BEFFunction.execute`) follows TFRT's
    results are returned before they are ready;
 2. the pseudo kernel readies every zero-operand kernel and publishes the
    arguments;
-3. ready kernels of the current stream run inline from a LIFO stack; kernels
-   of other streams are enqueued, one work-queue task per stream;
+3. ready kernels of the current stream run inline from a LIFO stack,
+   starting on the pseudo kernel's (root) stream; when the stack is empty
+   the queue switches to the stream of the first kernel of another stream
+   made ready meanwhile; those made ready while the stack is not empty are
+   enqueued, one work-queue task per stream;
 4. a kernel with an error operand (or any kernel once the request is
    cancelled) is skipped and all its results take that error;
 5. a result that is available decrements its users' ready counters at once;
@@ -195,6 +198,7 @@ class FunctionPlan:
         "start_users",
         "arg_users",
         "result_registers",
+        "root_stream",  # the pseudo kernel's stream: where the ready queue starts
         "streams_uniform",
         "all_sync",
         "order",  # the kernel order when every value is available (fast path)
@@ -214,6 +218,7 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     pseudo = fn.pseudo_used_by
     plan.start_users = tuple(pseudo[0]) if pseudo else ()
     plan.arg_users = tuple(tuple(u) for u in pseudo[1:])
+    plan.root_stream = fn.root_stream
     kernels: list[KernelPlan | None] = [None]
     counts = [0]
     streams = set()
@@ -415,7 +420,7 @@ class _Execution:
 
     def run(self, args: Sequence[AsyncValue]) -> None:
         plan = self.plan
-        q = _ReadyQueue(0)
+        q = _ReadyQueue(plan.root_stream)
         self._decrement(plan.start_users, q)
         uses = plan.register_uses
         for i, users in enumerate(plan.arg_users):
