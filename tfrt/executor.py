@@ -28,10 +28,14 @@ Running a function (:meth:`BEFFunction.execute`) follows TFRT's
    early as TFRT frees them.
 
 The fast path: a function whose kernels are sync (``@kernel`` default kind)
-or control flow (``FAST_ASYNC_KERNELS``: call, if, while, repeat) and share
-one stream (or any streams, on a single-threaded work queue, where streams
-only reorder independent kernels) runs in an order known at load time
-(simulate step 3 with every value available).  After it has been called
+or control flow (``FAST_ASYNC_KERNELS``: call, if, while, repeat), and which
+step 3 runs whole on the calling thread when every value is available (a
+kernel of another stream becomes ready only when the current stream has
+nothing left, so the queue switches streams instead of enqueueing it), runs
+in an order known at load time (``_replay``).  A function that would enqueue
+work stays with the interpreter: TFRT runs that work later, after the
+caller's next kernels and, on ``s``, after the driver prints the results if
+they are ready by then.  After it has been called
 ``jit_threshold`` times it is compiled to a straight-line Python function:
 one line per kernel, ``r = add(r, c)`` (a dying operand's local is reused by
 the result, so it is freed when the kernel returns, as TFRT drops operands),
@@ -44,7 +48,8 @@ interpreter with TFRT's error propagation.  A control-flow kernel whose
 results are not all concrete (an error, or work still queued) exits the same
 way (``_Pending``), and the rest runs as its operands become available.
 ``tests/runtime/test_fast_path.py`` checks on random programs that both
-paths print, report and return the same.
+paths print, report and return the same; ``test_side_effect_order.py``
+checks the order of their output against the driver's "returned" line.
 
 Example::
 
@@ -199,7 +204,6 @@ class FunctionPlan:
         "arg_users",
         "result_registers",
         "root_stream",  # the pseudo kernel's stream: where the ready queue starts
-        "streams_uniform",
         "all_sync",
         "order",  # the kernel order when every value is available (fast path)
     )
@@ -221,25 +225,18 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     plan.root_stream = fn.root_stream
     kernels: list[KernelPlan | None] = [None]
     counts = [0]
-    streams = set()
     all_sync = True
     fast_ok = True
     for i, k in enumerate(fn.kernels):
         kp = program._make_kernel_plan(fn, i + 1, k)
         kernels.append(kp)
         counts.append(max(1, k.num_operands))
-        streams.add(k.stream_id)
         all_sync = all_sync and kp.sync
         fast_ok = fast_ok and (kp.sync or kp.site.name in FAST_ASYNC_KERNELS)
     plan.kernels = kernels
     plan.init_counts = counts
-    plan.streams_uniform = len(streams) <= 1
     plan.all_sync = all_sync
-    # Streams let kernels run in parallel on a threaded queue; on a
-    # single-threaded one they only reorder independent kernels, so the fast
-    # path may run such a function in one dataflow order.
-    one_thread = not program.host.work_queue.threaded
-    plan.order = _simulate_order(plan) if (fast_ok and (plan.streams_uniform or one_thread)) else None
+    plan.order = _simulate_order(plan) if fast_ok else None
     return plan
 
 
@@ -252,25 +249,45 @@ FAST_ASYNC_KERNELS = frozenset(
 )
 
 
-def _simulate_order(plan: FunctionPlan) -> tuple[int, ...] | None:
-    """The order the dataflow algorithm runs kernels in when nothing is ever unavailable."""
-    counts = list(plan.init_counts)
+def _replay(plan: FunctionPlan) -> tuple[int, ...] | None:
+    """Step 3 of the algorithm with every value available, on the calling thread.
+
+    Returns the kernel order when the whole function runs inline: every
+    kernel that becomes ready belongs to the current stream, or becomes ready
+    when the current stream has nothing left to run (the queue then switches
+    to its stream).  Returns None when a ready kernel of another stream would
+    be enqueued while the current stream still has work: TFRT runs it later
+    from the work queue, after the caller's next kernels (on ``s``, after the
+    driver prints the results if they are ready by then), which only the
+    interpreter reproduces.
+    """
     kernels = plan.kernels
-    stack: list[int] = []
+    counts = list(plan.init_counts)
+    q = _ReadyQueue(plan.root_stream)
 
     def ready(users: Sequence[int]) -> None:
         for u in users:
-            counts[u] -= 1
-            if counts[u] == 0:
-                stack.append(u)
+            c = counts[u] - 1
+            counts[u] = c
+            if not c:
+                if kernels[u].stream == q.stream:
+                    q.inline.append(u)
+                else:
+                    q.outline.append(u)
 
     ready(plan.start_users)
     for i, users in enumerate(plan.arg_users):
         if plan.register_uses[i]:
             ready(users)
     order: list[int] = []
-    while stack:
-        kid = stack.pop()
+    while True:
+        if not q.inline:
+            _switch_stream(q, kernels)
+        if q.outline:
+            return None  # TFRT enqueues these
+        if not q.inline:
+            break
+        kid = q.inline.pop()
         order.append(kid)
         kp = kernels[kid]
         for users, live in zip(kp.used_by, kp.live):
@@ -279,6 +296,12 @@ def _simulate_order(plan: FunctionPlan) -> tuple[int, ...] | None:
     if len(order) != len(kernels) - 1:
         return None  # some kernel never becomes ready (malformed counts): no fast path
     return tuple(order)
+
+
+def _simulate_order(plan: FunctionPlan) -> tuple[int, ...] | None:
+    """The order the dataflow algorithm runs kernels in when nothing is ever
+    unavailable, if it runs them all inline (see _replay); else None."""
+    return _replay(plan)
 
 
 # ---------------------------------------------------------------------------
@@ -354,6 +377,19 @@ class _ReadyQueue:
         self.stream = stream
         self.inline = inline if inline is not None else []
         self.outline: list[int] = []
+
+
+def _switch_stream(q: _ReadyQueue, kernels: Sequence[Any]) -> None:
+    """TFRT's SwitchStreamId: with the inline stack empty, adopt the stream of
+    the first outline kernel and move that stream's outline kernels inline."""
+    outline = q.outline
+    if not outline:
+        return
+    stream = kernels[outline[0]].stream
+    q.stream = stream
+    cut = _partition_like_libstdcxx(outline, lambda kid: kernels[kid].stream != stream)
+    q.inline = outline[cut:]
+    q.outline = outline[:cut]
 
 
 def _partition_like_libstdcxx(ids: list[int], keep_out: Callable[[int], bool]) -> int:
@@ -486,17 +522,6 @@ class _Execution:
         self._decrement(users, q)
         self._process(q)
 
-    def _switch_stream(self, q: _ReadyQueue) -> None:
-        outline = q.outline
-        if not outline:
-            return
-        kernels = self.plan.kernels
-        stream = kernels[outline[0]].stream
-        q.stream = stream
-        cut = _partition_like_libstdcxx(outline, lambda kid: kernels[kid].stream != stream)
-        q.inline = outline[cut:]
-        q.outline = outline[:cut]
-
     def _enqueue_outline(self, q: _ReadyQueue) -> None:
         kernels = self.plan.kernels
         ids = sorted(q.outline, key=lambda kid: kernels[kid].stream)
@@ -523,7 +548,7 @@ class _Execution:
 
     def _process_ready(self, q: _ReadyQueue) -> None:
         if not q.inline:
-            self._switch_stream(q)
+            _switch_stream(q, self.plan.kernels)
         if q.outline:
             self._enqueue_outline(q)
         if self.lock is None and type(self) is _Execution:
@@ -533,7 +558,7 @@ class _Execution:
         while q.inline:
             run(q.inline.pop(), q)
             if not q.inline:
-                self._switch_stream(q)
+                _switch_stream(q, self.plan.kernels)
             if q.outline:
                 self._enqueue_outline(q)
 
@@ -613,7 +638,7 @@ class _Execution:
                     self._publish(users, res, kp.results[i], q)
             results = res = None
             if not inline:
-                self._switch_stream(q)
+                _switch_stream(q, kernels)
                 inline = q.inline
                 stream = q.stream
             if q.outline:

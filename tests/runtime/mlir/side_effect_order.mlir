@@ -64,3 +64,36 @@ func.func @root_stream_is_not_stream_zero() -> i32 {
 // CHECK-NEXT: int32 = 1
 // MSTD-DAG: 'root_stream_is_not_stream_zero' returned 1
 // MSTD-DAG: int32 = 1
+
+// Each call of @helper runs the failing kernel and the add it feeds inline
+// (stream 0), and enqueues the doubling (stream 1) and the new chain of the
+// print (stream 3).  The driver runs the tasks in order until the second
+// result of the last call is ready: the prints of the first two calls run on
+// the way, the last one after the line.  Later calls of a function run
+// compiled code; they must order their kernels the same way.
+func.func @helper(%a: i32) -> (i32, i32) {
+  %c0 = tfrt.new.chain
+  %c1 = tfrt.print.i32 %a, %c0
+  %e = "tfrt_test.fail"() : () -> i32 // expected-error 3 {{something bad happened}}
+  %s = tfrt.add.i32 %e, %a
+  %d = tfrt.add.i32 %a, %a
+  tfrt.return %s, %d : i32, i32
+}
+
+// CHECK-LABEL: --- Running 'calls'
+// MSTD-LABEL: --- Running 'calls'
+func.func @calls() -> (i32, i32) {
+  %one = tfrt.constant.i32 1
+  %e1, %r1 = tfrt.call @helper(%one) : (i32) -> (i32, i32)
+  %e2, %r2 = tfrt.call @helper(%r1) : (i32) -> (i32, i32)
+  %e3, %r3 = tfrt.call @helper(%r2) : (i32) -> (i32, i32)
+  tfrt.return %e3, %r3 : i32, i32
+}
+// CHECK-NEXT: int32 = 1
+// CHECK-NEXT: int32 = 2
+// CHECK-NEXT: 'calls' returned <<error: something bad happened>>,8
+// CHECK-NEXT: int32 = 4
+// MSTD-DAG: int32 = 1
+// MSTD-DAG: int32 = 2
+// MSTD-DAG: 'calls' returned <<error: something bad happened>>,8
+// MSTD-DAG: int32 = 4
