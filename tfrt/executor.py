@@ -43,10 +43,13 @@ the result, so it is freed when the kernel returns, as TFRT drops operands),
 ``FAST_CHUNK`` kernels compile to several chained functions.  Errors cost
 nothing until they happen: a kernel that raises unwinds out of the generated
 code, the traceback's line number says which kernel failed, the frame's
-locals hold the live registers, and the rest of the function finishes in the
-interpreter with TFRT's error propagation.  A control-flow kernel whose
-results are not all concrete (an error, or work still queued) exits the same
-way (``_Pending``), and the rest runs as its operands become available.
+locals hold the live registers, and the interpreter takes over in the state
+it would have reached itself (ready counters and queue replayed up to that
+kernel): the failed kernel's results are published and every kernel ready
+on the current stream runs before the call returns.  A control-flow kernel
+whose results are not all concrete (an error, or work still queued) exits
+the same way (``_Pending``), and the kernels waiting for an unavailable
+result resume when it resolves, in the task that resolves it.
 ``tests/runtime/test_fast_path.py`` checks on random programs that both
 paths print, report and return the same; ``test_side_effect_order.py``
 checks the order of their output against the driver's "returned" line.
@@ -249,7 +252,7 @@ FAST_ASYNC_KERNELS = frozenset(
 )
 
 
-def _replay(plan: FunctionPlan) -> tuple[int, ...] | None:
+def _replay(plan: FunctionPlan, stop: int = -1) -> Any:
     """Step 3 of the algorithm with every value available, on the calling thread.
 
     Returns the kernel order when the whole function runs inline: every
@@ -260,6 +263,10 @@ def _replay(plan: FunctionPlan) -> tuple[int, ...] | None:
     from the work queue, after the caller's next kernels (on ``s``, after the
     driver prints the results if they are ready by then), which only the
     interpreter reproduces.
+
+    With ``stop``, a position in that order, it returns the state right after
+    kernel ``stop`` is taken from the inline stack: the ready counters and
+    the queue (stream and inline stack), for the interpreter to go on from.
     """
     kernels = plan.kernels
     counts = list(plan.init_counts)
@@ -288,6 +295,8 @@ def _replay(plan: FunctionPlan) -> tuple[int, ...] | None:
         if not q.inline:
             break
         kid = q.inline.pop()
+        if len(order) == stop:
+            return counts, q
         order.append(kid)
         kp = kernels[kid]
         for users, live in zip(kp.used_by, kp.live):
@@ -442,6 +451,35 @@ class _Execution:
         self.tracker = tracker
         if tracker is not None:
             tracker.add(len(plan.kernels) - 1)
+
+    @classmethod
+    def resume(
+        cls,
+        fn: "BEFFunction",
+        exec_ctx: ExecutionContext,
+        regs: list[AsyncValue | None],
+        kuses: list[int],
+        counts: list[int],
+        kernels_left: int,
+    ) -> "_Execution":
+        """An invocation part-way through, in the state the compiled path left
+        (registers, uses left, ready counters); ``kernels_left`` have not run."""
+        ex = cls.__new__(cls)
+        ex.fn = fn
+        ex.plan = fn.plan
+        ex.exec_ctx = exec_ctx
+        request = exec_ctx.request
+        ex.request = request
+        ex.regs = regs
+        ex.kuses = kuses
+        ex.counts = counts
+        threaded = exec_ctx.host.work_queue.threaded
+        ex.lock = threading.Lock() if threaded else None
+        tracker = request.tracker if threaded else None
+        ex.tracker = tracker
+        if tracker is not None:
+            tracker.add(kernels_left)
+        return ex
 
     # -- entry ----------------------------------------------------------------
     def prebind_results(self) -> list[AsyncValue]:
@@ -925,7 +963,17 @@ def _recover(
     exc: BaseException,
     args: Sequence[Any],
 ) -> list[AsyncValue]:
-    """Finish a fast-path call that raised: find where, then interpret the rest."""
+    """Finish a fast-path call that raised: find where, then interpret the rest.
+
+    The compiled code runs kernels in the order the interpreter would, all
+    inline, so the interpreter's state at the failing kernel is known: the
+    registers are the frame's live locals, the ready counters and the ready
+    queue come from replaying the schedule (_replay).  The interpreter takes
+    over from there as if it had run the function from the start: the failed
+    kernel's results are published, and every kernel ready on the current
+    stream runs before this returns, as in TFRT; kernels waiting for an
+    unavailable result resume when it resolves.
+    """
     tb = exc.__traceback__
     frame = None
     lineno = 0
@@ -956,105 +1004,37 @@ def _recover(
     del frame, f_locals, tb, X
     exc.__traceback__ = None
     kp = plan.kernels[order[pos]]
-    if not done:
-        if isinstance(exc, _Pending):  # an async kernel ran; its results are not all concrete
-            for i, r in enumerate(kp.results):
-                regs[r] = exc.results[i] if kp.live[i] else None
-            exc.results = None
-        else:
-            err = _fail(kp, exec_ctx, exc)
-            for r in kp.results:
-                regs[r] = err
+    if done:  # it ran and returned; a check after it raised (cancellation)
+        results = [regs[r] for r in kp.results]
+    elif isinstance(exc, _Pending):  # an async kernel ran; its results are not all concrete
+        results = exc.results
+        exc.results = None
+    else:
+        results = [_fail(kp, exec_ctx, exc)] * kp.nres
     del exc
+    for r in kp.results:
+        regs[r] = None  # published below, as the interpreter publishes them
     kuses = _uses_after(plan, pos)
     _release_dead(regs, kuses, plan)
-    return _RestOfFunction(plan, exec_ctx, regs, kuses, list(order[pos + 1 :])).start()
-
-
-class _RestOfFunction:
-    """The kernels after a fast-path exit, run by the interpreter's rules.
-
-    Kernels run in ``order`` as their operands become available; one that
-    waits on an unavailable value (an async kernel's result) is passed over
-    and resumed when that value resolves, so at most one wait is pending and
-    the state needs no lock.  Results not yet produced are IndirectAsyncValues.
-    """
-
-    __slots__ = ("plan", "exec_ctx", "regs", "kuses", "todo", "returned", "slots")
-
-    def __init__(self, plan: FunctionPlan, exec_ctx: ExecutionContext, regs: list, kuses: list[int],
-                 todo: list[int]) -> None:  # fmt: skip
-        self.plan = plan
-        self.exec_ctx = exec_ctx
-        self.regs = regs
-        self.kuses = kuses
-        self.todo = todo
-        self.returned = set(plan.result_registers)
-        self.slots: dict[int, IndirectAsyncValue] = {}
-
-    def start(self) -> list[AsyncValue]:
-        self.run()
-        regs = self.regs
-        out = []
-        for r in self.plan.result_registers:
-            v = regs[r]
-            if v is None:  # its kernel waits: a placeholder, forwarded when it runs
-                v = self.slots.get(r)
-                if v is None:
-                    v = self.slots[r] = IndirectAsyncValue()
-            out.append(v)
-        return out
-
-    def run(self) -> None:
-        plan = self.plan
-        kernels = plan.kernels
-        regs = self.regs
-        kuses = self.kuses
-        returned = self.returned
-        exec_ctx = self.exec_ctx
-        request = exec_ctx.request
-        waiting: AsyncValue | None = None
-        left = []
-        for kid in self.todo:
-            kp = kernels[kid]
-            blocked = False
-            for r in kp.args:
-                v = regs[r]
-                if v is None:  # produced by a kernel that waits
-                    blocked = True
-                elif not v.state:
-                    blocked = True
-                    if waiting is None:
-                        waiting = v
-            if blocked:
-                left.append(kid)
-                continue
-            args_av = [regs[r] for r in kp.args]
-            for r in kp.args:
-                kuses[r] -= 1
-                if kuses[r] == 0 and r not in returned:
-                    regs[r] = None
-            err = request.cancel_value
-            for i in range(len(args_av)):
-                if args_av[i].state == ERROR:
-                    err = args_av[i]
-            if err is None:
-                results = _invoke(kp, exec_ctx, args_av)
-            else:
-                results = [err] * kp.nres
-            args_av.reverse()  # operands die in order
-            del args_av
-            for i, r in enumerate(kp.results):
-                v = results[i] if kp.live[i] else None
-                regs[r] = v
-                results[i] = None  # a result nobody uses dies now
-                slot = self.slots.pop(r, None) if self.slots else None
-                if slot is not None:
-                    slot.forward_to(v)
-        self.todo = left
-        if left:
-            assert waiting is not None, "a kernel waits on nothing"
-            waiting.and_then(self.run)
+    # What the caller gets: values already computed, placeholders for the
+    # rest (forwarded when their kernels run, as in prebind_results).
+    out = []
+    for r in plan.result_registers:
+        v = regs[r]
+        if v is None:
+            v = regs[r] = IndirectAsyncValue()
+        out.append(v)
+    counts, q = _replay(plan, pos)
+    ex = _Execution.resume(fn, exec_ctx, regs, kuses, counts, len(order) - pos - 1)
+    live = kp.live
+    used_by = kp.used_by
+    for i, r in enumerate(kp.results):
+        if live[i]:
+            ex._publish(used_by[i], results[i], r, q)
+        results[i] = None  # type: ignore[call-overload]  # a result nobody uses dies now
+    del results
+    ex._process(q)
+    return out
 
 
 def _local_owners(fn: "BEFFunction", order: tuple[int, ...], pos: int, done: bool) -> dict[str, int]:

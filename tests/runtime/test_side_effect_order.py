@@ -26,12 +26,16 @@ from tfrt.tools.bef_executor import format_result
 INTERPRETER = 1 << 30  # jit threshold never reached
 
 
-def drive(bef, jit: int, capsys, work_queue: str = "s", name: str = "main") -> tuple[list[str], list[str]]:
-    """Run ``name`` as bef_executor does; returns (stdout lines, runtime error messages)."""
+def drive(bef, jit: int, capsys, work_queue: str = "s", loaded: list | None = None) -> tuple:
+    """Run ``main`` as bef_executor does; returns (stdout lines, runtime error messages).
+    The program is appended to ``loaded`` when given."""
+    name = "main"
     diags = []
     host = HostContext(work_queue=work_queue, diag_handler=lambda d: diags.append(d.message))
     try:
         program = BEFProgram.load(bef, host, jit_threshold=jit)
+        if loaded is not None:
+            loaded.append(program)
         fn = program.function(name)
         results = fn.execute(host.new_execution_context(), [])
         host.await_values(results)
@@ -80,6 +84,82 @@ def test_the_root_stream_comes_from_the_bef_file(capsys):
     bef = read_bef(compile_text_to_bef(text))
     assert bef.functions[0].root_stream == 2  # the stream analysis's root, not 0
     assert drive(bef, INTERPRETER, capsys)[0] == ["'main' returned 1", "int32 = 1"]
+
+
+# -- the fast path and its hand-over ------------------------------------------------
+
+
+def pending_program() -> ProgramBuilder:
+    """``g`` (one stream) calls an async function twice and prints both
+    results on a chain it does not return; ``main`` calls ``g`` twice."""
+    b = ProgramBuilder()
+    later = b.function("later", args=("i32",), results=("i32",))
+    hundred = later.op("tfrt.constant.i32", attrs=[("i32", 100)])
+    later.ret(later.op("tfrt_test.async_add.i32", later.args[0], hundred))
+    g = b.function("g", args=("i32",), results=("i32",))
+    ch = g.op("tfrt.new.chain")
+    x = g.op("tfrt.call", g.args[0], funcs=(later.index,))
+    two_a = g.op("tfrt.add.i32", g.args[0], g.args[0])
+    y = g.op("tfrt.call", two_a, funcs=(later.index,))
+    g.op("tfrt.print.i32", y, ch)
+    g.op("tfrt.print.i32", x, ch)
+    g.ret(x)
+    m = b.function("main", results=("i32",))
+    one = m.op("tfrt.constant.i32", attrs=[("i32", 1)])
+    two = m.op("tfrt.constant.i32", attrs=[("i32", 2)])
+    m.ret(m.op("tfrt.call", one, funcs=(g.index,)))
+    m.op("tfrt.call", two, funcs=(g.index,))
+    return b
+
+
+@pytest.mark.parametrize("jit", [INTERPRETER, 1, 2])
+def test_a_result_that_resolves_runs_its_users_before_the_next_task(jit, capsys):
+    # Zero-operand kernels start in reverse order, so g(2) runs first (with
+    # jit 2, g(1) is the compiled call).  Each g queues the async add of x,
+    # then that of y.  Each add, as it resolves, runs the print waiting for
+    # it in the same task; the result, x of g(1), is ready after the third
+    # task, and its print comes before the line, the last print after it.
+    loaded = []
+    out, _ = drive(pending_program().build(), jit, capsys, loaded=loaded)
+    assert (loaded[0].function("g")._fast is not None) == (jit != INTERPRETER)
+    assert out == [
+        "int32 = 102", "int32 = 104", "int32 = 101", "'main' returned 101", "int32 = 102",
+    ]  # fmt: skip
+
+
+def failing_program() -> ProgramBuilder:
+    """``h`` (one stream) prints on a chain it does not return after a kernel
+    that fails for a zero argument; the error flows into its first result
+    only."""
+    b = ProgramBuilder()
+    h = b.function("h", args=("i32",), results=("i32", "i32"))
+    ch = h.op("tfrt.new.chain")
+    q, _ = h.op("tfrt.div.i32", h.args[0], h.args[0], results=2, loc=("h.mlir", 3, 1))
+    s = h.op("tfrt.add.i32", h.args[0], h.args[0])
+    h.op("tfrt.print.i32", s, ch)
+    h.ret(q, s)
+    m = b.function("main", results=("i32", "i32", "i32", "i32"))
+    zero = m.op("tfrt.constant.i32", attrs=[("i32", 0)])
+    one = m.op("tfrt.constant.i32", attrs=[("i32", 1)])
+    q1, s1 = m.op("tfrt.call", one, funcs=(h.index,), results=2)
+    q2, s2 = m.op("tfrt.call", s1, funcs=(h.index,), results=2)
+    q3, s3 = m.op("tfrt.call", zero, funcs=(h.index,), results=2)
+    m.ret(q2, s2, q3, s3)
+    return b
+
+
+@pytest.mark.parametrize("jit", [INTERPRETER, 1, 2])
+def test_kernels_after_a_failure_run_before_the_call_returns(jit, capsys):
+    loaded = []
+    out, diags = drive(failing_program().build(), jit, capsys, loaded=loaded)
+    assert (loaded[0].function("h")._fast is not None) == (jit != INTERPRETER)
+    assert out == [
+        "int32 = 2",
+        "int32 = 4",
+        "int32 = 0",
+        "'main' returned 1,4,<<error: Divide by zero>>,0",
+    ]
+    assert diags == ["Divide by zero"]
 
 
 # -- random programs through the stream analysis ---------------------------------------
@@ -132,7 +212,8 @@ def random_module(seed: int) -> str:
     values = ["%one"]
     for i in range(rng.randint(3, 6)):
         h = rng.randrange(helpers)
-        lines.append(f"  %x{i}, %y{i} = tfrt.call @h{h}({rng.choice(values)}) : (i32) -> (i32, i32)")
+        call = f"tfrt.call @h{h}({rng.choice(values)}) : (i32) -> (i32, i32)"
+        lines.append(f"  %x{i}, %y{i} = {call}")
         values += [f"%x{i}", f"%y{i}"]
         if rng.random() < 0.5:
             lines.append(f"  %p{i} = tfrt.print.i32 {rng.choice(values)}, %ch")
