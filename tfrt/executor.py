@@ -14,8 +14,11 @@ Running a function (:meth:`BEFFunction.execute`) follows TFRT's
    results are returned before they are ready;
 2. the pseudo kernel readies every zero-operand kernel and publishes the
    arguments;
-3. ready kernels of the current stream run inline from a LIFO stack; kernels
-   of other streams are enqueued, one work-queue task per stream;
+3. ready kernels of the current stream run inline from a LIFO stack,
+   starting on the pseudo kernel's (root) stream; when the stack is empty
+   the queue switches to the stream of the first kernel of another stream
+   made ready meanwhile; those made ready while the stack is not empty are
+   enqueued, one work-queue task per stream;
 4. a kernel with an error operand (or any kernel once the request is
    cancelled) is skipped and all its results take that error;
 5. a result that is available decrements its users' ready counters at once;
@@ -25,10 +28,14 @@ Running a function (:meth:`BEFFunction.execute`) follows TFRT's
    early as TFRT frees them.
 
 The fast path: a function whose kernels are sync (``@kernel`` default kind)
-or control flow (``FAST_ASYNC_KERNELS``: call, if, while, repeat) and share
-one stream (or any streams, on a single-threaded work queue, where streams
-only reorder independent kernels) runs in an order known at load time
-(simulate step 3 with every value available).  After it has been called
+or control flow (``FAST_ASYNC_KERNELS``: call, if, while, repeat), and which
+step 3 runs whole on the calling thread when every value is available (a
+kernel of another stream becomes ready only when the current stream has
+nothing left, so the queue switches streams instead of enqueueing it), runs
+in an order known at load time (``_replay``).  A function that would enqueue
+work stays with the interpreter: TFRT runs that work later, after the
+caller's next kernels and, on ``s``, after the driver prints the results if
+they are ready by then.  After it has been called
 ``jit_threshold`` times it is compiled to a straight-line Python function:
 one line per kernel, ``r = add(r, c)`` (a dying operand's local is reused by
 the result, so it is freed when the kernel returns, as TFRT drops operands),
@@ -36,12 +43,16 @@ the result, so it is freed when the kernel returns, as TFRT drops operands),
 ``FAST_CHUNK`` kernels compile to several chained functions.  Errors cost
 nothing until they happen: a kernel that raises unwinds out of the generated
 code, the traceback's line number says which kernel failed, the frame's
-locals hold the live registers, and the rest of the function finishes in the
-interpreter with TFRT's error propagation.  A control-flow kernel whose
-results are not all concrete (an error, or work still queued) exits the same
-way (``_Pending``), and the rest runs as its operands become available.
+locals hold the live registers, and the interpreter takes over in the state
+it would have reached itself (ready counters and queue replayed up to that
+kernel): the failed kernel's results are published and every kernel ready
+on the current stream runs before the call returns.  A control-flow kernel
+whose results are not all concrete (an error, or work still queued) exits
+the same way (``_Pending``), and the kernels waiting for an unavailable
+result resume when it resolves, in the task that resolves it.
 ``tests/runtime/test_fast_path.py`` checks on random programs that both
-paths print, report and return the same.
+paths print, report and return the same; ``test_side_effect_order.py``
+checks the order of their output against the driver's "returned" line.
 
 Example::
 
@@ -198,7 +209,7 @@ class FunctionPlan:
         "start_users",
         "arg_users",
         "result_registers",
-        "streams_uniform",
+        "root_stream",  # the pseudo kernel's stream: where the ready queue starts
         "all_sync",
         "order",  # the kernel order when every value is available (fast path)
     )
@@ -232,9 +243,9 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     plan.result_registers = result_registers
     plan.start_users = tuple(pseudo[0]) if pseudo else ()
     plan.arg_users = tuple(tuple(u) for u in pseudo[1:])
+    plan.root_stream = fn.root_stream
     kernels: list[KernelPlan | None] = [None]
     counts = [0]
-    streams = set()
     all_sync = True
     fast_ok = True
     make = program._make_kernel_plan
@@ -242,21 +253,12 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
         kp = make(plan, i + 1, *k)
         kernels.append(kp)
         counts.append(max(1, k[7]))
-        streams.add(k[8])
         all_sync = all_sync and kp.sync
         fast_ok = fast_ok and (kp.sync or kp.site.name in FAST_ASYNC_KERNELS)
     plan.kernels = kernels
     plan.init_counts = counts
-    plan.streams_uniform = len(streams) <= 1
     plan.all_sync = all_sync
-    # Streams let kernels run in parallel on a threaded queue; on a
-    # single-threaded one they only reorder independent kernels, so the fast
-    # path may run such a function in one dataflow order.
-    one_thread = not program.host.work_queue.threaded
-    plan.order = None
-    if fast_ok and (plan.streams_uniform or one_thread):
-        # A body read from a file carries its order.
-        plan.order = _simulate_order(plan) if cols is None else tuple((cols.order.astype(np.int64) + 1).tolist())
+    plan.order = _simulate_order(plan) if fast_ok else None
     return plan
 
 
@@ -269,25 +271,51 @@ FAST_ASYNC_KERNELS = frozenset(
 )
 
 
-def _simulate_order(plan: FunctionPlan) -> tuple[int, ...] | None:
-    """The order the dataflow algorithm runs kernels in when nothing is ever unavailable."""
-    counts = list(plan.init_counts)
+def _replay(plan: FunctionPlan, stop: int = -1) -> Any:
+    """Step 3 of the algorithm with every value available, on the calling thread.
+
+    Returns the kernel order when the whole function runs inline: every
+    kernel that becomes ready belongs to the current stream, or becomes ready
+    when the current stream has nothing left to run (the queue then switches
+    to its stream).  Returns None when a ready kernel of another stream would
+    be enqueued while the current stream still has work: TFRT runs it later
+    from the work queue, after the caller's next kernels (on ``s``, after the
+    driver prints the results if they are ready by then), which only the
+    interpreter reproduces.
+
+    With ``stop``, a position in that order, it returns the state right after
+    kernel ``stop`` is taken from the inline stack: the ready counters and
+    the queue (stream and inline stack), for the interpreter to go on from.
+    """
     kernels = plan.kernels
-    stack: list[int] = []
+    counts = list(plan.init_counts)
+    q = _ReadyQueue(plan.root_stream)
 
     def ready(users: Sequence[int]) -> None:
         for u in users:
-            counts[u] -= 1
-            if counts[u] == 0:
-                stack.append(u)
+            c = counts[u] - 1
+            counts[u] = c
+            if not c:
+                if kernels[u].stream == q.stream:
+                    q.inline.append(u)
+                else:
+                    q.outline.append(u)
 
     ready(plan.start_users)
     for i, users in enumerate(plan.arg_users):
         if plan.register_uses[i]:
             ready(users)
     order: list[int] = []
-    while stack:
-        kid = stack.pop()
+    while True:
+        if not q.inline:
+            _switch_stream(q, kernels)
+        if q.outline:
+            return None  # TFRT enqueues these
+        if not q.inline:
+            break
+        kid = q.inline.pop()
+        if len(order) == stop:
+            return counts, q
         order.append(kid)
         kp = kernels[kid]
         for users, live in zip(kp.used_by, kp.live):
@@ -296,6 +324,12 @@ def _simulate_order(plan: FunctionPlan) -> tuple[int, ...] | None:
     if len(order) != len(kernels) - 1:
         return None  # some kernel never becomes ready (malformed counts): no fast path
     return tuple(order)
+
+
+def _simulate_order(plan: FunctionPlan) -> tuple[int, ...] | None:
+    """The order the dataflow algorithm runs kernels in when nothing is ever
+    unavailable, if it runs them all inline (see _replay); else None."""
+    return _replay(plan)
 
 
 # ---------------------------------------------------------------------------
@@ -373,6 +407,19 @@ class _ReadyQueue:
         self.outline: list[int] = []
 
 
+def _switch_stream(q: _ReadyQueue, kernels: Sequence[Any]) -> None:
+    """TFRT's SwitchStreamId: with the inline stack empty, adopt the stream of
+    the first outline kernel and move that stream's outline kernels inline."""
+    outline = q.outline
+    if not outline:
+        return
+    stream = kernels[outline[0]].stream
+    q.stream = stream
+    cut = _partition_like_libstdcxx(outline, lambda kid: kernels[kid].stream != stream)
+    q.inline = outline[cut:]
+    q.outline = outline[:cut]
+
+
 def _partition_like_libstdcxx(ids: list[int], keep_out: Callable[[int], bool]) -> int:
     """std::partition (bidirectional version): moves ids with keep_out(id) first.
 
@@ -424,6 +471,35 @@ class _Execution:
         if tracker is not None:
             tracker.add(len(plan.kernels) - 1)
 
+    @classmethod
+    def resume(
+        cls,
+        fn: "BEFFunction",
+        exec_ctx: ExecutionContext,
+        regs: list[AsyncValue | None],
+        kuses: list[int],
+        counts: list[int],
+        kernels_left: int,
+    ) -> "_Execution":
+        """An invocation part-way through, in the state the compiled path left
+        (registers, uses left, ready counters); ``kernels_left`` have not run."""
+        ex = cls.__new__(cls)
+        ex.fn = fn
+        ex.plan = fn.plan
+        ex.exec_ctx = exec_ctx
+        request = exec_ctx.request
+        ex.request = request
+        ex.regs = regs
+        ex.kuses = kuses
+        ex.counts = counts
+        threaded = exec_ctx.host.work_queue.threaded
+        ex.lock = threading.Lock() if threaded else None
+        tracker = request.tracker if threaded else None
+        ex.tracker = tracker
+        if tracker is not None:
+            tracker.add(kernels_left)
+        return ex
+
     # -- entry ----------------------------------------------------------------
     def prebind_results(self) -> list[AsyncValue]:
         regs = self.regs
@@ -437,7 +513,7 @@ class _Execution:
 
     def run(self, args: Sequence[AsyncValue]) -> None:
         plan = self.plan
-        q = _ReadyQueue(0)
+        q = _ReadyQueue(plan.root_stream)
         self._decrement(plan.start_users, q)
         uses = plan.register_uses
         for i, users in enumerate(plan.arg_users):
@@ -503,17 +579,6 @@ class _Execution:
         self._decrement(users, q)
         self._process(q)
 
-    def _switch_stream(self, q: _ReadyQueue) -> None:
-        outline = q.outline
-        if not outline:
-            return
-        kernels = self.plan.kernels
-        stream = kernels[outline[0]].stream
-        q.stream = stream
-        cut = _partition_like_libstdcxx(outline, lambda kid: kernels[kid].stream != stream)
-        q.inline = outline[cut:]
-        q.outline = outline[:cut]
-
     def _enqueue_outline(self, q: _ReadyQueue) -> None:
         kernels = self.plan.kernels
         ids = sorted(q.outline, key=lambda kid: kernels[kid].stream)
@@ -540,7 +605,7 @@ class _Execution:
 
     def _process_ready(self, q: _ReadyQueue) -> None:
         if not q.inline:
-            self._switch_stream(q)
+            _switch_stream(q, self.plan.kernels)
         if q.outline:
             self._enqueue_outline(q)
         if self.lock is None and type(self) is _Execution:
@@ -550,7 +615,7 @@ class _Execution:
         while q.inline:
             run(q.inline.pop(), q)
             if not q.inline:
-                self._switch_stream(q)
+                _switch_stream(q, self.plan.kernels)
             if q.outline:
                 self._enqueue_outline(q)
 
@@ -631,7 +696,7 @@ class _Execution:
                     self._publish(users, res, kp.results[i], q)
             results = res = None
             if not inline:
-                self._switch_stream(q)
+                _switch_stream(q, kernels)
                 inline = q.inline
                 stream = q.stream
             if q.outline:
@@ -918,7 +983,17 @@ def _recover(
     exc: BaseException,
     args: Sequence[Any],
 ) -> list[AsyncValue]:
-    """Finish a fast-path call that raised: find where, then interpret the rest."""
+    """Finish a fast-path call that raised: find where, then interpret the rest.
+
+    The compiled code runs kernels in the order the interpreter would, all
+    inline, so the interpreter's state at the failing kernel is known: the
+    registers are the frame's live locals, the ready counters and the ready
+    queue come from replaying the schedule (_replay).  The interpreter takes
+    over from there as if it had run the function from the start: the failed
+    kernel's results are published, and every kernel ready on the current
+    stream runs before this returns, as in TFRT; kernels waiting for an
+    unavailable result resume when it resolves.
+    """
     tb = exc.__traceback__
     frame = None
     lineno = 0
@@ -949,106 +1024,37 @@ def _recover(
     del frame, f_locals, tb, X
     exc.__traceback__ = None
     kp = plan.kernels[order[pos]]
-    if not done:
-        if isinstance(exc, _Pending):  # an async kernel ran; its results are not all concrete
-            for i, r in enumerate(kp.results):
-                regs[r] = exc.results[i] if kp.live[i] else None
-            exc.results = None
-        else:
-            err = _fail(kp, exec_ctx, exc)
-            for r in kp.results:
-                regs[r] = err
+    if done:  # it ran and returned; a check after it raised (cancellation)
+        results = [regs[r] for r in kp.results]
+    elif isinstance(exc, _Pending):  # an async kernel ran; its results are not all concrete
+        results = exc.results
+        exc.results = None
+    else:
+        results = [_fail(kp, exec_ctx, exc)] * kp.nres
     del exc
+    for r in kp.results:
+        regs[r] = None  # published below, as the interpreter publishes them
     kuses = _uses_after(plan, pos)
     _release_dead(regs, kuses, plan)
-    return _RestOfFunction(plan, exec_ctx, regs, kuses, list(order[pos + 1 :])).start()
-
-
-class _RestOfFunction:
-    """The kernels after a fast-path exit, run by the interpreter's rules.
-
-    Kernels run in ``order`` as their operands become available; one that
-    waits on an unavailable value (an async kernel's result) is passed over
-    and resumed when that value resolves, so at most one wait is pending and
-    the state needs no lock.  Results not yet produced are IndirectAsyncValues.
-    """
-
-    __slots__ = ("plan", "exec_ctx", "regs", "kuses", "todo", "returned", "slots")
-
-    def __init__(self, plan: FunctionPlan, exec_ctx: ExecutionContext, regs: list, kuses: list[int],
-                 todo: list[int]) -> None:  # fmt: skip
-        self.plan = plan
-        self.exec_ctx = exec_ctx
-        self.regs = regs
-        self.kuses = kuses
-        self.todo = todo
-        self.returned = set(plan.result_registers)
-        self.slots: dict[int, IndirectAsyncValue] = {}
-
-    def start(self) -> list[AsyncValue]:
-        self.run()
-        regs = self.regs
-        out = []
-        for r in self.plan.result_registers:
-            v = regs[r]
-            if v is None:  # its kernel waits: a placeholder, forwarded when it runs
-                v = self.slots.get(r)
-                if v is None:
-                    v = self.slots[r] = IndirectAsyncValue()
-            out.append(v)
-        return out
-
-    def run(self) -> None:
-        plan = self.plan
-        kernels = plan.kernels
-        regs = self.regs
-        kuses = self.kuses
-        returned = self.returned
-        exec_ctx = self.exec_ctx
-        request = exec_ctx.request
-        waiting: AsyncValue | None = None
-        left = []
-        for kid in self.todo:
-            kp = kernels[kid]
-            blocked = False
-            for r in kp.args:
-                v = regs[r]
-                if v is None:  # produced by a kernel that waits
-                    blocked = True
-                elif not v.state:
-                    blocked = True
-                    if waiting is None:
-                        waiting = v
-            v = None  # an operand dies when the kernel is done with it, not later
-            if blocked:
-                left.append(kid)
-                continue
-            args_av = [regs[r] for r in kp.args]
-            for r in kp.args:
-                kuses[r] -= 1
-                if kuses[r] == 0 and r not in returned:
-                    regs[r] = None
-            err = request.cancel_value
-            for i in range(len(args_av)):
-                if args_av[i].state == ERROR:
-                    err = args_av[i]
-            if err is None:
-                results = _invoke(kp, exec_ctx, args_av)
-            else:
-                results = [err] * kp.nres
-            args_av.reverse()  # operands die in order
-            del args_av
-            for i, r in enumerate(kp.results):
-                v = results[i] if kp.live[i] else None
-                regs[r] = v
-                results[i] = None  # a result nobody uses dies now
-                slot = self.slots.pop(r, None) if self.slots else None
-                if slot is not None:
-                    slot.forward_to(v)
-        self.todo = left
-        if left:
-            assert waiting is not None, "a kernel waits on nothing"
-            waiting.and_then(self.run)
+    # What the caller gets: values already computed, placeholders for the
+    # rest (forwarded when their kernels run, as in prebind_results).
+    out = []
+    for r in plan.result_registers:
+        v = regs[r]
+        if v is None:
+            v = regs[r] = IndirectAsyncValue()
+        out.append(v)
+    counts, q = _replay(plan, pos)
+    ex = _Execution.resume(fn, exec_ctx, regs, kuses, counts, len(order) - pos - 1)
+    live = kp.live
+    used_by = kp.used_by
+    for i, r in enumerate(kp.results):
+        if live[i]:
+            ex._publish(used_by[i], results[i], r, q)
+        results[i] = None  # type: ignore[call-overload]  # a result nobody uses dies now
+    del results
+    ex._process(q)
+    return out
 
 
 def _local_owners(fn: "BEFFunction", order: tuple[int, ...], pos: int, done: bool) -> dict[str, int]:
@@ -1119,12 +1125,13 @@ def _run_in_order(func: "BEFFunction", exec_ctx: ExecutionContext, args: Sequenc
 # ---------------------------------------------------------------------------
 # The column path: a function's first calls, straight from the file's columns.
 #
-# A function whose kernels are all synchronous, take no context and share one
-# stream runs its first calls here, before the fast path is compiled: numpy turns the body's
-# columns into a few Python lists, in execution order, and one loop calls
-# the kernels on plain values.  Nothing per kernel is built beyond those
-# lists.  A kernel that raises hands the rest of the call to the
-# interpreter's rules (_RestOfFunction), as the fast path does.
+# A function whose kernels are all synchronous, take no context and sit on
+# the call's (root) stream runs its first calls here, before the fast path is
+# compiled: numpy turns the body's columns into a few Python lists, in
+# execution order, and one loop calls the kernels on plain values.  Nothing
+# per kernel is built beyond those lists.  A kernel that raises hands the
+# rest of the call to the interpreter's rules (_finish_in_order): every
+# other kernel is synchronous, so all of them run before the call returns.
 
 _K_NONE, _K_ONE, _K_TWO, _K_ATTR, _K_GENERAL = 0, 1, 2, 3, 4
 _FREE_X, _FREE_Y, _DEAD = 1, 2, 4
@@ -1318,7 +1325,38 @@ def _recover_columns(fn: "BEFFunction", exec_ctx: ExecutionContext, values: list
     for i, r in enumerate(kp.results):
         regs[r] = err if kp.live[i] else None
     _release_dead(regs, kuses, plan)
-    return _RestOfFunction(plan, exec_ctx, regs, kuses, order[pos + 1 :]).start()
+    return _finish_in_order(plan, exec_ctx, regs, kuses, order[pos + 1 :])
+
+
+def _finish_in_order(plan: FunctionPlan, exec_ctx: ExecutionContext, regs: list, kuses: list[int],
+                     todo: Sequence[int]) -> list[AsyncValue]:  # fmt: skip
+    """Run the kernels ``todo`` of a function whose kernels are all
+    synchronous and on the call's stream, by the interpreter's rules: every
+    operand is available (an error skips the kernel), operands die after
+    their last use and unused results at once."""
+    kernels = plan.kernels
+    returned = set(plan.result_registers)
+    request = exec_ctx.request
+    for kid in todo:
+        kp = kernels[kid]
+        args = [regs[r] for r in kp.args]
+        for r in kp.args:
+            u = kuses[r] - 1
+            kuses[r] = u
+            if not u and r not in returned:
+                regs[r] = None
+        err = request.cancel_value
+        for i in range(len(args)):
+            if args[i].state == ERROR:
+                err = args[i]
+        results = _invoke(kp, exec_ctx, args) if err is None else [err] * kp.nres
+        args.reverse()  # operands die in order
+        args = None
+        live = kp.live
+        for i, r in enumerate(kp.results):
+            regs[r] = results[i] if live[i] else None
+            results[i] = None  # a result nobody uses dies now
+    return [regs[r] for r in plan.result_registers]
 
 
 def _without_gc(build: Callable[..., Any], *args: Any) -> Any:

@@ -34,6 +34,7 @@ class FunctionBuilder:
         self.num_registers = len(self.arg_types)
         self.ops: list[dict[str, Any]] = []
         self.returned: tuple[int, ...] = ()
+        self.root_stream = 0  # the pseudo kernel's stream
 
     @property
     def args(self) -> list[int]:
@@ -83,7 +84,7 @@ class FunctionBuilder:
             index=self.index, name=self.name, kind=self.kind, arg_types=self.arg_types,
             result_types=self.result_types, location=0, num_registers=nregs,
             register_uses=tuple(uses), kernels=kernels, pseudo_used_by=pseudo,
-            result_registers=self.returned,
+            result_registers=self.returned, root_stream=self.root_stream,
         )
 
 

@@ -156,17 +156,28 @@ def test_a_caller_of_async_work_compiles_and_finishes_in_the_interpreter():
     assert runner.program.function("main")._fast is not None
 
 
-def test_streams_split_a_function_only_on_a_threaded_queue():
+def test_a_function_compiles_when_it_runs_inline_on_any_queue():
+    """Streams decide what TFRT runs inline: a function whose kernels of
+    another stream become ready only once the current stream has run dry
+    runs in one go (the queue switches streams) and compiles, on either
+    queue; one where such a kernel is ready while the current stream still
+    has work enqueues it, and stays with the interpreter on either queue."""
     b = ProgramBuilder()
-    f = b.function("main", args=("i32",), results=("i32",))
+    f = b.function("switches", args=("i32",), results=("i32",))
     one = f.op("tfrt.constant.i32", attrs=[("i32", 1)], stream=1)
     f.ret(f.op("tfrt.add.i32", f.args[0], one))
-    single = Runner(b, jit_threshold=1)
-    assert single.values("main", 1) == [2]
-    assert single.program.function("main")._fast is not None
-    threaded = Runner(b, work_queue="mstd:2", jit_threshold=1)
-    try:
-        assert threaded.values("main", 1) == [2]
-        assert threaded.program.function("main").plan.order is None
-    finally:
-        threaded.close()
+    g = b.function("splits", args=("i32",), results=("i32",))
+    one = g.op("tfrt.constant.i32", attrs=[("i32", 1)], stream=1)
+    two = g.op("tfrt.add.i32", g.args[0], g.args[0])
+    g.ret(g.op("tfrt.add.i32", two, one))
+    for queue in ("s", "mstd:2"):
+        runner = Runner(b, work_queue=queue, jit_threshold=1)
+        try:
+            for _ in range(2):
+                assert runner.values("switches", 1) == [2]
+                assert runner.values("splits", 1) == [3]
+            assert runner.program.function("switches")._fast is not None
+            assert runner.program.function("splits").plan.order is None
+            assert runner.program.function("splits")._fast is None
+        finally:
+            runner.close()
