@@ -203,4 +203,19 @@ def test_every_kernel_module_is_loaded_by_the_default_registry():
         importlib.import_module(name)
         if registry.DEFINITIONS.get(name) or registry.NATIVE_DEFINITIONS.get(name):
             assert name in listed, f"{name} defines kernels but default_registry does not load it"
-    assert listed <= set(default_registry()._modules)
+    assert listed <= default_registry().modules
+
+
+def test_every_kernel_is_found_through_its_dialect():
+    """The default registry imports a dialect's modules when one of its
+    kernels is first looked up: every kernel's name prefix must lead there."""
+    from tfrt.kernels import registry
+
+    by_dialect = registry.KERNEL_MODULES_BY_DIALECT
+    for module in registry.BUILTIN_KERNEL_MODULES + registry.OPTIONAL_KERNEL_MODULES:
+        importlib.import_module(module)
+        for kdef in registry.DEFINITIONS.get(module, ()):
+            dialect = kdef.name.split(".", 1)[0]
+            assert module in by_dialect.get(dialect, ()), f"{kdef.name} ({module}) is not under {dialect!r}"
+        if registry.NATIVE_DEFINITIONS.get(module):
+            assert module in registry.NATIVE_FUNCTION_MODULES

@@ -87,3 +87,26 @@ def test_bef_executor_runs_bef_from_stdin_without_compiler():
     # The print feeds nothing, so stream analysis gives it its own stream: it
     # is enqueued and, as in TFRT, runs after the driver prints the result.
     assert proc.stdout.decode().splitlines()[-2:] == ["'main' returned 42", "int32 = 42"]
+
+
+def test_a_program_imports_the_kernels_of_its_dialects_only():
+    """bef_executor on a program of tfrt.* kernels imports the tfrt dialect's
+    kernel modules, not the tensor dialects' (start-up time)."""
+    from tfrt.bef.writer import write_bef
+    from tfrt.dialects.syntax import parse_module
+
+    bef = write_bef(parse_module(PROGRAM, "prog.mlir", allow_unregistered=True))
+    proc = _run(
+        """
+        from tfrt.tools.bef_executor import main
+        rc = main(["-"])
+        loaded = sorted(m for m in sys.modules if m.startswith("tfrt.kernels."))
+        print(" ".join(loaded))
+        sys.exit(rc)
+        """,
+        stdin=bef,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    loaded = proc.stdout.decode().splitlines()[-1].split()
+    assert "tfrt.kernels.basic" in loaded
+    assert "tfrt.kernels.tfrt_dht" not in loaded and "tfrt.kernels.tfrt_tensor" not in loaded

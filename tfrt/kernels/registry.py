@@ -300,6 +300,10 @@ class KernelRegistry:
         # or the whole registry is listed: scanning the installed packages'
         # metadata costs more than a small program's run.
         self._plugins_pending = False
+        # Built-in modules not imported yet, by the dialect of their kernels
+        # (see defer_modules): a program imports the kernels it names.
+        self._deferred: dict[str, list[tuple[str, bool]]] = {}
+        self._deferred_natives: list[tuple[str, bool]] = []
 
     # -- building -----------------------------------------------------------
     def add(self, kdef: KernelDef) -> None:
@@ -357,6 +361,53 @@ class KernelRegistry:
         """Load the ``tfrt.kernels`` entry points when first needed (see __init__)."""
         self._plugins_pending = True
 
+    def defer_modules(self, by_dialect: dict[str, tuple[str, ...]], natives: tuple[str, ...] = (),
+                      optional: tuple[str, ...] = ()) -> None:  # fmt: skip
+        """Register modules without importing them: the modules of dialect
+        ``d`` are imported when a kernel named ``d.*`` is first looked up (the
+        native-function modules when a native function is), and all of them
+        when the registry is listed.  A module in ``optional`` that fails to
+        import is reported on stderr and skipped."""
+        for dialect, modules in by_dialect.items():
+            entry = self._deferred.setdefault(dialect, [])
+            entry.extend((m, m in optional) for m in modules)
+        self._deferred_natives.extend((m, m in optional) for m in natives)
+
+    def _import_deferred(self, modules: list[tuple[str, bool]]) -> None:
+        for module, optional in modules:
+            if module in self._modules:
+                continue
+            if not optional:
+                self.add_module(module)
+                continue
+            try:
+                self.add_module(module)
+            except Exception as exc:  # keep the other kernels usable
+                self._modules.add(module)
+                sys.stderr.write(f"tfrt: warning: kernels of {module} not loaded: "
+                                 f"{type(exc).__name__}: {exc}\n")
+
+    def _load_dialect(self, name: str) -> bool:
+        """Import the deferred modules of ``name``'s dialect; True if any."""
+        if not self._deferred:
+            return False
+        with _load_lock:
+            modules = self._deferred.pop(name.split(".", 1)[0], None)
+            if modules is None:
+                return False
+            self._import_deferred(modules)
+        return True
+
+    def _load_all_deferred(self) -> None:
+        if not self._deferred and not self._deferred_natives:
+            return
+        with _load_lock:
+            pending = [m for modules in self._deferred.values() for m in modules]
+            pending += self._deferred_natives
+            self._deferred = {}
+            self._deferred_natives = []
+            self._import_deferred(pending)
+
     def _load_plugins(self) -> bool:
         """Load deferred plug-ins; True if this call loaded them."""
         if not self._plugins_pending:
@@ -371,12 +422,20 @@ class KernelRegistry:
     # -- lookup -------------------------------------------------------------
     def get(self, name: str) -> KernelDef | None:
         found = self._kernels.get(name)
-        if found is None and self._load_plugins():
-            found = self._kernels.get(name)
+        if found is None:
+            if self._load_dialect(name):
+                found = self._kernels.get(name)
+            if found is None and self._load_plugins():
+                found = self._kernels.get(name)
         return found
 
     def get_native(self, name: str) -> NativeFunctionDef | None:
         found = self._natives.get(name)
+        if found is None and self._deferred_natives:
+            with _load_lock:
+                natives, self._deferred_natives = self._deferred_natives, []
+                self._import_deferred(natives)
+            found = self._natives.get(name)
         if found is None and self._load_plugins():
             found = self._natives.get(name)
         return found
@@ -385,44 +444,66 @@ class KernelRegistry:
         return isinstance(name, str) and self.get(name) is not None
 
     def __len__(self) -> int:
+        self._load_all_deferred()
         self._load_plugins()
         return len(self._kernels)
 
     def names(self) -> list[str]:
+        self._load_all_deferred()
         self._load_plugins()
         return sorted(self._kernels)
 
     def native_names(self) -> list[str]:
+        self._load_all_deferred()
         self._load_plugins()
         return sorted(self._natives)
 
+    @property
+    def modules(self) -> set[str]:
+        """Every module registered, imported or deferred."""
+        deferred = {m for modules in self._deferred.values() for m, _ in modules}
+        return self._modules | deferred | {m for m, _ in self._deferred_natives}
 
-# One module per dialect (a dialect's sync twin, ``ts_sync``, has its own).
-BUILTIN_KERNEL_MODULES = (
-    "tfrt.kernels.basic",
-    "tfrt.kernels.control_flow",
-    "tfrt.kernels.test_kernels",
-    "tfrt.kernels.native",
-    "tfrt.kernels.tfrt_array",
-    "tfrt.kernels.tfrt_scalar",
-    "tfrt.kernels.tfrt_dht",
-    "tfrt.kernels.tfrt_dht_sync",
-    "tfrt.kernels.ts",
-    "tfrt.kernels.ts_sync",
-    "tfrt.kernels.coo",
-    "tfrt.kernels.btf",
-    "tfrt.kernels.corert",
-    "tfrt.kernels.corert_sync",
-    "tfrt.kernels.tfrt_test_tensor",
-    "tfrt.kernels.tfrt_test_image",
-)
+
+# One module per dialect (a dialect's sync twin, ``ts_sync``, has its own),
+# by the dialect prefix of the kernel names each defines: the default
+# registry imports a dialect's modules when one of its kernels is first
+# looked up.  (A test checks that every kernel's prefix leads to its module.)
+_K = "tfrt.kernels."
+KERNEL_MODULES_BY_DIALECT: dict[str, tuple[str, ...]] = {
+    "tfrt": (_K + "basic", _K + "control_flow"),
+    "tfrt_test": (_K + "test_kernels", _K + "corert", _K + "tfrt_test_tensor", _K + "tfrt_test_image"),
+    "tfrt_tutorial": (_K + "test_kernels",),
+    "vt": (_K + "test_kernels",),
+    "tfrt_array": (_K + "tfrt_array",),
+    "tfrt_scalar": (_K + "tfrt_scalar",),
+    "tfrt_dht": (_K + "tfrt_dht",),
+    "tfrt_sht": (_K + "tfrt_dht",),
+    "tfrt_dht_sync": (_K + "tfrt_dht_sync",),
+    "ts": (_K + "ts",),
+    "ts_sync": (_K + "ts_sync",),
+    "coo": (_K + "coo",),
+    "btf": (_K + "btf",),
+    "corert": (_K + "corert",),
+    "corert_sync": (_K + "corert_sync",),
+    "tfrt_tensor": (_K + "tfrt_tensor",),
+}
+NATIVE_FUNCTION_MODULES = (_K + "native",)
 # Kernels over the device plug-ins (tfrt.devices): a failure to load them
 # leaves the other kernels usable.
-OPTIONAL_KERNEL_MODULES = ("tfrt.kernels.tfrt_tensor",)
+OPTIONAL_KERNEL_MODULES = (_K + "tfrt_tensor",)
+BUILTIN_KERNEL_MODULES = tuple(
+    dict.fromkeys(
+        m for modules in KERNEL_MODULES_BY_DIALECT.values() for m in modules if m not in OPTIONAL_KERNEL_MODULES
+    )
+) + NATIVE_FUNCTION_MODULES
 ENTRY_POINT_GROUP = "tfrt.kernels"
 
 _default: KernelRegistry | None = None
 _default_lock = threading.Lock()
+# Held while deferred modules import (re-entrant: a module's import may look
+# kernels up).
+_load_lock = threading.RLock()
 
 
 def default_registry() -> KernelRegistry:
@@ -433,14 +514,7 @@ def default_registry() -> KernelRegistry:
     with _default_lock:
         if _default is None:
             reg = KernelRegistry()
-            for mod in BUILTIN_KERNEL_MODULES:
-                reg.add_module(mod)
-            for mod in OPTIONAL_KERNEL_MODULES:
-                try:
-                    reg.add_module(mod)
-                except Exception as exc:  # keep the other kernels usable
-                    sys.stderr.write(f"tfrt: warning: kernels of {mod} not loaded: "
-                                     f"{type(exc).__name__}: {exc}\n")
+            reg.defer_modules(KERNEL_MODULES_BY_DIALECT, NATIVE_FUNCTION_MODULES, OPTIONAL_KERNEL_MODULES)
             reg.defer_plugins()
             _default = reg
     return _default
