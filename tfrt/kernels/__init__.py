@@ -7,8 +7,9 @@ One module per dialect: ``basic`` (``tfrt.*`` scalar kernels),
 ``*_sync`` twins, ``test_kernels`` (``tfrt_test.*``, ``tfrt_tutorial.*``,
 ``vt.*``), ``tfrt_test_tensor`` and ``tfrt_test_image`` (TFRT's tensor test
 kernels) and ``native`` (``{tfrt.native}`` functions).  Each registers its
-kernels when imported; :func:`default_registry` imports them
-(``registry.BUILTIN_KERNEL_MODULES``).
+kernels when imported; :func:`default_registry` imports a dialect's
+modules when one of its kernels is first looked up
+(``registry.KERNEL_MODULES_BY_DIALECT``).
 """
 
 from tfrt.kernels.registry import (
