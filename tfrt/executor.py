@@ -1138,17 +1138,17 @@ _FREE_X, _FREE_Y, _DEAD = 1, 2, 4
 
 
 class _ColumnPlan:
-    __slots__ = ("steps", "num_registers", "num_args", "returns", "order")
+    __slots__ = ("steps", "num_registers", "num_args", "returns", "order", "kinds", "xs", "rs")
 
     def run(self, exec_ctx: ExecutionContext, fn: "BEFFunction", values: Sequence[Any]) -> Any:
         """Plain values in; a tuple of plain values out, or a list of
         AsyncValues when a kernel failed (the rest ran by the interpreter's rules)."""
         regs: list[Any] = [None] * self.num_registers
         regs[: len(values)] = values
-        p = -1
         v = None
+        kind = x = r = None
         try:
-            for p, kind, f, x, y, r, d in self.steps():
+            for kind, f, x, y, r, d in self.steps():
                 if kind == 2:
                     v = f(regs[x], regs[y])
                 elif kind == 1:
@@ -1162,18 +1162,34 @@ class _ColumnPlan:
                     _general_step(regs, f, x)
                     continue
                 if d:
-                    if d & 1:
+                    if d == 1:  # the common case: the first operand's last use
                         regs[x] = None
-                    if d & 2:
-                        regs[y] = None
-                    if d & 4:
-                        v = None  # a result nobody uses dies now
-                        continue
+                    else:
+                        if d & 1:
+                            regs[x] = None
+                        if d & 2:
+                            regs[y] = None
+                        if d & 4:
+                            v = None  # a result nobody uses dies now
+                            continue
                 regs[r] = v
         except Exception as exc:
             v = None  # regs holds every value the rest of the call needs
-            return _recover_columns(fn, exec_ctx, regs, p, exc)
+            return _recover_columns(fn, exec_ctx, regs, self._position(kind, x, r), exc)
         return tuple([regs[r] for r in self.returns])
+
+    def _position(self, kind: int, x: Any, r: int) -> int:
+        """Which step failed, from its locals: a general step's spec is its
+        own object, and the other kinds have one result, so their result
+        register is theirs alone."""
+        kinds, xs, rs = self.kinds, self.xs, self.rs
+        for p in range(len(kinds)):
+            if kind == _K_GENERAL:
+                if kinds[p] == _K_GENERAL and xs[p] is x:
+                    return p
+            elif kinds[p] != _K_GENERAL and rs[p] == r:
+                return p
+        raise AssertionError("a failed step that is not in the plan")
 
 
 def _general_step(regs: list, f: Callable[..., Any], spec: tuple) -> None:
@@ -1287,9 +1303,11 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
             results = tuple(range(base, base + int(nr[p])))
             k_dead = tuple(not has_use_l[r] and not returned_l[r] for r in results)
             xs[p] = (values, k_args, results, tuple(k_free), k_dead)
-    steps = (range(n), kinds, fns, xs, y.tolist(), rb.tolist(), d.tolist())
+    rs = rb.tolist()
+    steps = (kinds, fns, xs, y.tolist(), rs, d.tolist())
     plan = _ColumnPlan()
     plan.steps = lambda: zip(*steps)
+    plan.kinds, plan.xs, plan.rs = kinds, xs, rs
     plan.num_registers = nregs
     plan.num_args = nfargs
     plan.returns = returns.tolist()
