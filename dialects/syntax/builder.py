@@ -135,6 +135,20 @@ def _line_col(tok: Token) -> tuple[int, int]:
     return tok.line, tok.column
 
 
+_set = object.__setattr__
+
+
+def _file_loc(filename: StringAttr, line: IntAttr, column: IntAttr) -> FileLineColLoc:
+    """``FileLineColLoc(filename, line, column)`` without its verifier: the
+    parameters are built here with the right classes, and every op of a
+    file gets one (the checks cost as much as the rest of the location)."""
+    loc = object.__new__(FileLineColLoc)
+    _set(loc, "filename", filename)
+    _set(loc, "line", line)
+    _set(loc, "column", column)
+    return loc
+
+
 def type_str(t: Attribute) -> str:
     return str(t)
 
@@ -215,7 +229,7 @@ class IRBuilder:
             col = ints.get(key[1])
             if col is None:
                 col = ints[key[1]] = IntAttr(key[1])
-            loc = self.locs[key] = FileLineColLoc(self.file_attr, line, col)
+            loc = self.locs[key] = _file_loc(self.file_attr, line, col)
         return loc
 
     # ------------------------------------------------------------ ops

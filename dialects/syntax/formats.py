@@ -514,6 +514,7 @@ class OpPlan:
         self.hooks: list[tuple[Any, CustomDirective]] = []
         self.terminators = list(cls.get_traits_of_type(SingleBlockImplicitTerminator))
         self.isolated = cls.has_trait(IsolatedFromAbove)
+        self._inferred: dict[tuple, tuple] = {}
 
     # ---- helpers used by slots
 
@@ -612,7 +613,34 @@ class OpPlan:
         return flat
 
     def infer(self, b, st: OpState, need_results: bool = True):
-        """Fill in the types the text does not spell, with xDSL's constraint inference."""
+        """Fill in the types the text does not spell, with xDSL's constraint inference.
+
+        The answer depends only on what the text spelled (types, attributes,
+        properties, operand counts), which repeats from op to op
+        (``arith.addf %a, %b : f32``), so it is remembered per plan."""
+        try:
+            key = (
+                need_results,
+                tuple(None if ops is None else len(ops) for ops in st.operands),
+                tuple(st.otypes),
+                tuple(st.rtypes),
+                tuple(st.attrs.items()),
+                tuple(st.props.items()),
+            )
+            found = self._inferred.get(key)
+        except TypeError:  # an attribute that cannot be hashed
+            key = found = None
+        if found is not None:
+            otypes, rtypes = found
+            return list(otypes), (list(rtypes) if rtypes is not None else None)
+        otypes, rtypes = self._infer(b, st, need_results)
+        if key is not None:
+            if len(self._inferred) > 1024:
+                self._inferred.clear()
+            self._inferred[key] = (tuple(otypes), tuple(rtypes) if rtypes is not None else None)
+        return otypes, rtypes
+
+    def _infer(self, b, st: OpState, need_results: bool):
         state = ParsingState(self.cls)
         state.operands = [ops if ops is not None else () for ops in st.operands]
         state.operand_types = list(st.otypes)
@@ -880,47 +908,81 @@ class RuleGen:
 
 
 def _make_empty(plan: OpPlan, then_elems, else_elems):
-    """The set_empty of xDSL's optional group, on our state."""
+    """The set_empty of xDSL's optional group, on our state.
 
-    def empty_one(st: OpState, d):
-        if isinstance(d, OptionalGroupDirective):
-            for e in (d.then_first, *d.then_elements, *d.else_elements):
-                empty_one(st, e)
-        elif isinstance(d, OptionalOperandVariable | VariadicOperandVariable):
-            st.operands[d.index] = ()
-        elif isinstance(d, OperandsDirective):
-            st.operands = [() for _ in st.operands]
-        elif isinstance(d, TypeDirective):
-            inner = d.inner
-            if isinstance(inner, OperandsDirective):
-                st.otypes = [() for _ in st.otypes]
-            elif isinstance(inner, ResultsDirective):
-                st.rtypes = [() for _ in st.rtypes]
-            elif isinstance(inner, OptionalOperandVariable | VariadicOperandVariable):
-                st.otypes[inner.index] = ()
-            elif isinstance(inner, OptionalResultVariable | VariadicResultVariable):
-                st.rtypes[inner.index] = ()
-        elif isinstance(d, FunctionalTypeDirective):
-            pass
-        elif isinstance(d, OptionalRegionVariable | VariadicRegionVariable):
-            st.regions[d.index] = ()
-        elif isinstance(d, RegionVariable):
-            region = Region()
-            st.absent_regions.append(region)
-            st.regions[d.index] = (region,)
-        elif isinstance(d, OptionalSuccessorVariable | VariadicSuccessorVariable):
-            st.succs[d.index] = ()
-        elif isinstance(d, CustomDirective):
-            for p in dataclasses.fields(d):
-                v = getattr(d, p.name)
-                if isinstance(v, FormatDirective):
-                    empty_one(st, v)
+    The directives are classified once, here: what runs per parse is a list
+    of small setters (an optional group is not taken by most ops that have
+    one, so this runs for nearly every op)."""
+
+    def actions(elems) -> list[Callable[[OpState], None]]:
+        out: list[Callable[[OpState], None]] = []
+        for d in elems:
+            _empty_actions(d, out)
+        return out
+
+    then_actions = actions(then_elems)
+    else_actions = actions(else_elems)
 
     def empty(st: OpState, then: bool):
-        for d in then_elems if then else else_elems:
-            empty_one(st, d)
+        for action in then_actions if then else else_actions:
+            action(st)
 
     return empty
+
+
+def _empty_actions(d, out: list) -> None:
+    """Append to ``out`` what emptying directive ``d`` does to an OpState."""
+    if isinstance(d, OptionalGroupDirective):
+        for e in (d.then_first, *d.then_elements, *d.else_elements):
+            _empty_actions(e, out)
+    elif isinstance(d, OptionalOperandVariable | VariadicOperandVariable):
+        out.append(_set_item("operands", d.index))
+    elif isinstance(d, OperandsDirective):
+        out.append(_set_all("operands"))
+    elif isinstance(d, TypeDirective):
+        inner = d.inner
+        if isinstance(inner, OperandsDirective):
+            out.append(_set_all("otypes"))
+        elif isinstance(inner, ResultsDirective):
+            out.append(_set_all("rtypes"))
+        elif isinstance(inner, OptionalOperandVariable | VariadicOperandVariable):
+            out.append(_set_item("otypes", inner.index))
+        elif isinstance(inner, OptionalResultVariable | VariadicResultVariable):
+            out.append(_set_item("rtypes", inner.index))
+    elif isinstance(d, FunctionalTypeDirective):
+        pass
+    elif isinstance(d, OptionalRegionVariable | VariadicRegionVariable):
+        out.append(_set_item("regions", d.index))
+    elif isinstance(d, RegionVariable):
+        index = d.index
+
+        def absent_region(st: OpState) -> None:
+            region = Region()
+            st.absent_regions.append(region)
+            st.regions[index] = (region,)
+
+        out.append(absent_region)
+    elif isinstance(d, OptionalSuccessorVariable | VariadicSuccessorVariable):
+        out.append(_set_item("succs", d.index))
+    elif isinstance(d, CustomDirective):
+        for p in dataclasses.fields(d):
+            v = getattr(d, p.name)
+            if isinstance(v, FormatDirective):
+                _empty_actions(v, out)
+
+
+def _set_item(field: str, index: int) -> Callable[[OpState], None]:
+    def action(st: OpState) -> None:
+        getattr(st, field)[index] = ()
+
+    return action
+
+
+def _set_all(field: str) -> Callable[[OpState], None]:
+    def action(st: OpState) -> None:
+        setattr(st, field, [() for _ in getattr(st, field)])
+
+    return action
 
 
 def program_for(
