@@ -60,6 +60,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 
+from ..opbuild import create_op
 from . import attributes as A
 from .driver import Tok
 
@@ -616,13 +617,8 @@ class IRBuilder:
             if pname in attrs and pname not in props:
                 props[pname] = attrs.pop(pname)
         try:
-            op = info.cls.create(
-                operands=operands,
-                result_types=ftype.outputs.data,
-                properties=props,
-                attributes=attrs,
-                successors=succ_blocks,
-                regions=regions or (),
+            op = create_op(
+                info.cls, operands, ftype.outputs.data, props, attrs, regions or (), succ_blocks
             )
         except (VerifyException, ValueError, TypeError) as e:
             raise self.error(f"'{frame.name}' op {e}", tok) from None

@@ -27,6 +27,7 @@ Standard-dialect ops that xDSL parses by hand get an equivalent format from
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -85,6 +86,7 @@ from xdsl.parser import Parser as XParser
 from xdsl.traits import IsolatedFromAbove, IsTerminator, SingleBlockImplicitTerminator
 from xdsl.utils.exceptions import ParseError, VerifyException
 
+from ..opbuild import create_op
 from . import attributes as A
 from .directive_rules import DirectiveRule
 
@@ -719,7 +721,7 @@ class OpPlan:
                 sizes = [len(r or ()) for r in st.regions]
             else:
                 sizes = [len(s or ()) for s in st.succs]
-            container[opt.attribute_name] = DenseArrayBase.from_list(i32, sizes)
+            container[opt.attribute_name] = _segment_sizes(tuple(sizes))
         regions = []
         for r in st.regions:
             if r:
@@ -729,14 +731,7 @@ class OpPlan:
             if s:
                 succs.extend(s)
         try:
-            op = self.cls.create(
-                operands=operands,
-                result_types=result_types,
-                properties=props,
-                attributes=attrs,
-                regions=regions,
-                successors=succs,
-            )
+            op = create_op(self.cls, operands, result_types, props, attrs, regions, succs)
             # Custom forms may leave out the terminator MLIR's
             # SingleBlockImplicitTerminator implies (`scf.if %c { ... }`).
             for trait in self.terminators:
@@ -744,6 +739,12 @@ class OpPlan:
         except (VerifyException, ValueError, TypeError) as e:
             raise b.error(f"'{self.name}' op {e}", st.tok) from None
         return op
+
+
+@functools.lru_cache(maxsize=1024)
+def _segment_sizes(sizes: tuple[int, ...]) -> DenseArrayBase:
+    """The ``operandSegmentSizes``-style attribute (attributes are immutable)."""
+    return DenseArrayBase.from_list(i32, sizes)
 
 
 # ---------------------------------------------------------------- generation

@@ -63,6 +63,7 @@ from xdsl.irdl.declarative_assembly_format import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
+from ...opbuild import create_op
 from ..directive_rules import DirectiveRule, shared_rule
 
 
@@ -261,12 +262,7 @@ def _hidden_region(cls, ins, outs) -> Region:
     made = []
     for op_cls, sources, result_types, props, attrs in steps:
         values = [block.args[i] if j < 0 else made[j].results[i] for j, i in sources]
-        op = op_cls.create(
-            operands=values,
-            result_types=result_types,
-            properties=dict(props),
-            attributes=dict(attrs),
-        )
+        op = create_op(op_cls, values, result_types, props, attrs)
         block.add_op(op)
         made.append(op)
     return Region(block)

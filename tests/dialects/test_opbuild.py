@@ -1,0 +1,76 @@
+"""create_op builds the same op as xDSL's Op.create, field for field."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects import arith, func, linalg
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnregisteredOp,
+    f32,
+    i64,
+)
+from xdsl.ir import Block, Region
+
+from tfrt.dialects.opbuild import create_op
+
+
+def _fields(op):
+    """What an op holds, with IR objects replaced by what identifies them."""
+    return {
+        "keys": sorted(op.__dict__),
+        "operands": tuple(op.operands),
+        "uses": [(u.operation is op, u.index) for u in op._operand_uses],
+        "results": [(r.type, r.index, r.op is op, sorted(r.__dict__)) for r in op.results],
+        "properties": dict(op.properties),
+        "attributes": dict(op.attributes),
+        "location": op.location,
+        "regions": len(op.regions),
+        "successors": tuple(op.successors),
+        "parent": op.parent,
+    }
+
+
+def _args(*types):
+    return Block(arg_types=list(types)).args
+
+
+@pytest.mark.parametrize(
+    "cls, make",
+    [
+        (arith.MulfOp, lambda: dict(operands=list(_args(f32, f32)), result_types=[f32])),
+        (arith.ConstantOp, lambda: dict(properties={"value": IntAttr(1)}, result_types=[i64])),
+        (func.ReturnOp, lambda: dict(operands=list(_args(f32)))),
+        (ModuleOp, lambda: dict(regions=[Region(Block())])),
+        (UnregisteredOp.with_name("my.op"), lambda: dict(result_types=[f32])),
+        (
+            linalg.YieldOp,
+            lambda: dict(operands=list(_args(TensorType(f32, [2])))),
+        ),
+    ],
+)
+def test_create_op_equals_create(cls, make):
+    loc = FileLineColLoc(StringAttr("f.mlir"), IntAttr(3), IntAttr(4))
+    theirs = cls.create(**make(), location=loc)
+    ours = create_op(cls, **make(), location=loc)
+    a, b = _fields(theirs), _fields(ours)
+    # Operands are fresh block arguments per call: compare their types.
+    a["operands"] = [v.type for v in a.pop("operands")]
+    b["operands"] = [v.type for v in b.pop("operands")]
+    assert a == b
+
+
+def test_create_op_links_uses_and_copies_dicts():
+    x, y = _args(f32, f32)
+    props: dict = {}
+    first = create_op(arith.AddfOp, [x, y], [f32], props)
+    second = create_op(arith.MulfOp, [x, x], [f32])
+    assert props == {}  # the op's dictionary is its own
+    assert [(u.operation, u.index) for u in x.uses] == [(second, 1), (second, 0), (first, 0)]
+    assert [(u.operation, u.index) for u in y.uses] == [(first, 1)]
+    second.operands[0] = y
+    assert len(list(x.uses)) == 2 and len(list(y.uses)) == 2
