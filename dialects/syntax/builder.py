@@ -871,6 +871,25 @@ class IRBuilder:
     def none_type(self, c):
         return _NONE_TYPE
 
+    def simple_tensor_type(self, c):
+        text = c[0].value
+        t = self._type_cache.get(text)
+        if t is None:
+            elt = text[7:-1]
+            dims = []
+            while elt[0].isdigit():  # `4x4xf32`: `<digits>x` each
+                j = elt.index("x")
+                dims.append(elt[:j])
+                elt = elt[j + 1 :]
+            if elt == "index":
+                et = A.INDEX
+            elif elt[0] in "isu":
+                et = A.int_type(elt)
+            else:
+                et = A.float_type(elt)
+            t = self._type_cache[text] = TensorType(et, [int(d) for d in dims], NoneAttr())
+        return t
+
     def tensor_type(self, c):
         dims, elt, enc = c
         key = ("tensor", dims.value if dims is not None else None, elt, enc)

@@ -26,6 +26,11 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 from lark.lexer import PatternStr, _create_unless
 from lark.parsers.lalr_analysis import Shift
 
+# Terminals that lex a frequent run of tokens as one (a simple tensor type)
+# -> the keyword the long way starts with.  The long way still parses the
+# same text; error messages speak of it, so these never show in them.
+SHORTCUTS = {"TENSOR_TYPE": "tensor"}
+
 # Atomic: a failed token match must not backtrack into a comment and lex its text.
 _SKIP = r"(?>(?:[ \t\f\r\n]+|//[^\n]*)*)"
 _SKIP_RE = re.compile(_SKIP)
@@ -214,7 +219,18 @@ class FastParser:
                             kept.add(sym.name)
         self.filtered = frozenset(seen - kept - {"OPNAME"})
         self._root: _Scanner | None = None
-        self._root_terminals = [t for n, t in by_name.items() if n not in ignore]
+        self._root_terminals = [
+            t for n, t in by_name.items() if n not in ignore and n not in SHORTCUTS
+        ]
+        # The keyword terminal each shortcut's text starts with.
+        self._shortcut_keywords = {
+            name: next(
+                (n for n, t in by_name.items() if isinstance(t.pattern, PatternStr)
+                 and t.pattern.value == word),
+                None,
+            )
+            for name, word in SHORTCUTS.items()
+        }  # fmt: skip
         self._re = (re_module, flags)
 
     @property
@@ -364,7 +380,13 @@ class FastParser:
         return out
 
     def _unexpected(self, tok, state_stack):
+        if tok.type in SHORTCUTS and self._shortcut_keywords.get(tok.type):
+            # Report the keyword the long way would have stopped at.
+            tok = make_token(
+                self._shortcut_keywords[tok.type], SHORTCUTS[tok.type], tok.start_pos, tok.index
+            )
         expected = self.accepts(state_stack) or set(self.expected[state_stack[-1]])
+        expected -= SHORTCUTS.keys()
         err = UnexpectedToken(
             tok, expected, state=state_stack[-1], terminals_by_name=self.terminals_by_name
         )
@@ -386,6 +408,6 @@ class FastParser:
             pos,
             line,
             column,
-            allowed=set(self.expected[state_stack[-1]]),
+            allowed=set(self.expected[state_stack[-1]]) - SHORTCUTS.keys(),
             state=state_stack[-1],
         )
