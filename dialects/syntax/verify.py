@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     UnregisteredOp,
 )
 from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.ir.core import ErasedSSAValue
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 
@@ -77,19 +78,36 @@ def verify_module(module: Operation) -> None:
     """Verify ``module`` op by op; raise DiagnosticError at the first failure."""
     positions: dict[Block, dict[Operation, int]] = {}
     dominators: dict[Region, dict[Block, set[Block]]] = {}
+    # Walk order of the ops seen so far: in one block, an op seen earlier
+    # comes earlier (the common case of dominance, checked first).
+    order: dict[Operation, int] = {}
     verified = _VERIFIED
-    for op in _walk(module):
+    for n, op in enumerate(_walk(module)):
+        order[op] = n
         key = _signature(op)
-        if key is not None and key in verified:
-            pass  # an op equal in all that its verifier reads has passed
-        else:
+        if key is None:
             _verify_op(op)
-            if key is not None:
+        else:
+            try:
+                seen = key in verified
+            except TypeError:  # an unhashable attribute: verify each time
+                seen = None
+                _verify_op(op)
+            if seen is False:
+                _verify_op(op)
                 if len(verified) >= _MAX_VERIFIED:
                     verified.clear()
                 verified[key] = True
-        for i, operand in enumerate(op.operands):
+            # else: an op equal in all that its verifier reads has passed
+        block = op.parent
+        for i, operand in enumerate(op._operands):  # noqa: SLF001 - no view object per op
+            if operand.__class__ is ErasedSSAValue:
+                _verify_op(op)  # raises: a signature does not tell erased values apart
             owner = operand.owner
+            if owner.__class__ is Block:
+                continue
+            if owner.parent is block and order.get(owner, n) < n:
+                continue
             if isinstance(owner, Operation) and not _dominates(owner, op, positions, dominators):
                 raise op_error(
                     op,
@@ -103,6 +121,15 @@ def verify_module(module: Operation) -> None:
 # equals an op that verified needs no second look.  Constants are left out
 # (their values can be large, and are seldom equal).
 _SELF_CONTAINED = frozenset({"arith", "math", "tfrt_array", "tfrt_scalar"})
+# Ops whose verifiers (xDSL's generic one, their traits and their own) read,
+# besides the above, only the number of blocks and the entry-block argument
+# types of their regions, whether they end their block and the class of
+# their parent op: all of it goes into their signature.  A linalg op's
+# verifier checks its indexing maps against the operand shapes and its body's
+# arguments (about 100 us); a model repeats the same few.
+_LOCAL_WITH_REGIONS = frozenset(
+    {"linalg.generic", "linalg.matmul", "linalg.fill", "linalg.yield", "tensor.empty"}
+)
 _VERIFIED: dict[tuple, bool] = {}
 _MAX_VERIFIED = 4096
 
@@ -110,25 +137,37 @@ _MAX_VERIFIED = 4096
 def _signature(op: Operation) -> tuple | None:
     """What ``op``'s verifier reads, when that is all it reads; else None."""
     name = op.name
-    if name.split(".", 1)[0] not in _SELF_CONTAINED or "constant" in name:
-        return None
-    if op.regions or op.successors:
-        return None
-    block = op.parent
-    if block is not None and block.last_op is op:
-        return None  # terminator checks look at the block
-    try:
-        key = (
-            type(op),
-            tuple(v.type for v in op.operands),
-            tuple(r.type for r in op.results),
-            tuple(op.properties.items()),
-            tuple(op.attributes.items()),
+    if name in _LOCAL_WITH_REGIONS:
+        if op.successors:
+            return None
+        block = op.parent
+        region = None if block is None else block.parent
+        parent = None if region is None else region.parent
+        extra = (
+            tuple(
+                None if (b := r.first_block) is None else (b.next_block is None, b.arg_types)
+                for r in op.regions
+            ),
+            block is not None and block.last_op is op,
+            type(parent),
         )
-        hash(key)
-    except TypeError:  # an unhashable attribute: verify each time
+    elif name.split(".", 1)[0] not in _SELF_CONTAINED or "constant" in name:
         return None
-    return key
+    else:
+        if op.regions or op.successors:
+            return None
+        block = op.parent
+        if block is not None and block.last_op is op:
+            return None  # terminator checks look at the block
+        extra = None
+    return (
+        type(op),
+        tuple(v.type for v in op._operands),  # noqa: SLF001
+        tuple(r.type for r in op.results),
+        tuple(op.properties.items()),
+        tuple(op.attributes.items()),
+        extra,
+    )
 
 
 def _verify_op(op: Operation) -> None:
