@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tfrt.diagnostics import DiagnosticError
+from tfrt.dialects.opbuild import create_op
 from tfrt.dialects.syntax.verify import op_error
 
 # Element types the kernels compute on (docs/compiler.md); index is i64.
@@ -79,16 +80,15 @@ def make_op(
     prop_names = _property_names(cls)
     for key, value in (attrs or {}).items():
         (properties if key in prop_names else attributes)[key] = value
-    new = cls.create(
-        operands=list(operands),
-        result_types=list(result_types),
-        properties=properties,
-        attributes=attributes,
-        regions=list(regions),
+    return create_op(
+        cls,
+        operands,
+        result_types,
+        properties,
+        attributes,
+        regions,
+        location=None if at is None else at.location,
     )
-    if at is not None:
-        new.location = at.location
-    return new
 
 
 def is_supported_element_type(t: Attribute) -> bool:
