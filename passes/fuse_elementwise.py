@@ -47,7 +47,24 @@ class _Rename(ast.NodeTransformer):
 
 
 def substitute(expr: str, mapping: dict[str, str]) -> str:
-    """``expr`` with each operand name replaced by an expression."""
+    """``expr`` with each operand name replaced by an expression, printed as
+    ``ast.unparse`` prints the substituted tree (parentheses where the
+    precedence needs them)."""
+    tree = _tree(expr)
+    if tree is not None:
+        nodes: dict[str, tuple | None] = {}
+        for k, v in mapping.items():
+            if k != v:
+                nodes[k] = ("n", v) if v.isidentifier() else _tree(v)
+        if None not in nodes.values():
+            out: list[str] = []
+            _render(tree, _TEST, False, nodes, {}, out)
+            return "".join(out)
+    return _substitute_ast(expr, mapping)
+
+
+def _substitute_ast(expr: str, mapping: dict[str, str]) -> str:
+    """:func:`substitute` with Python's ast (any expression)."""
     tree = ast.parse(expr, mode="eval")
     nodes = {
         k: ast.Name(id=v, ctx=ast.Load()) if v.isidentifier() else ast.parse(v, mode="eval").body
@@ -55,6 +72,127 @@ def substitute(expr: str, mapping: dict[str, str]) -> str:
         if k != v
     }
     return ast.unparse(_Rename(nodes).visit(tree))
+
+
+# ast.unparse's operator precedences (ast._Precedence), as numbers.
+_P = {name: i for i, name in enumerate(ast._Precedence.__members__)}  # noqa: SLF001
+_TEST = _P["TEST"]
+_ATOM = _P["ATOM"]
+_BINOPS = {
+    ast.Add: ("+", _P["ARITH"]), ast.Sub: ("-", _P["ARITH"]), ast.Mult: ("*", _P["TERM"]),
+    ast.Div: ("/", _P["TERM"]), ast.Mod: ("%", _P["TERM"]), ast.FloorDiv: ("//", _P["TERM"]),
+    ast.Pow: ("**", _P["POWER"]), ast.LShift: ("<<", _P["SHIFT"]), ast.RShift: (">>", _P["SHIFT"]),
+    ast.BitOr: ("|", _P["BOR"]), ast.BitXor: ("^", _P["BXOR"]), ast.BitAnd: ("&", _P["BAND"]),
+}  # fmt: skip
+_UNOPS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}  # all of FACTOR precedence
+
+
+@functools.lru_cache(maxsize=8192)
+def _tree(expr: str) -> tuple | None:
+    """``expr`` as a tuple tree for :func:`_render`, or None when it holds
+    something the renderer does not print (then ast does the work)::
+
+        ("n", name)  ("c", text)  ("b", op, prec, left, right)
+        ("u", op, operand)  ("f", func, args)
+    """
+    try:
+        body = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return None
+    return _convert(body)
+
+
+def _convert(node) -> tuple | None:
+    if isinstance(node, ast.Name):
+        return ("n", node.id)
+    if isinstance(node, ast.Constant):
+        v = node.value
+        if isinstance(v, bool) or (isinstance(v, (int, float)) and v == v and abs(v) != float("inf")):
+            if node.kind is None:
+                return ("c", repr(v))
+        return None
+    if isinstance(node, ast.BinOp):
+        op = _BINOPS.get(type(node.op))
+        left, right = _convert(node.left), _convert(node.right)
+        if op is None or left is None or right is None:
+            return None
+        return ("b", op[0], op[1], left, right)
+    if isinstance(node, ast.UnaryOp):
+        op = _UNOPS.get(type(node.op))
+        operand = _convert(node.operand)
+        if op is None or operand is None:
+            return None
+        return ("u", op, operand)
+    if isinstance(node, ast.Call):
+        if node.keywords:
+            return None
+        func = _convert(node.func)
+        args = [_convert(a) for a in node.args]
+        if func is None or any(a is None for a in args):
+            return None
+        return ("f", func, tuple(args))
+    return None
+
+
+_FACTOR = _P["FACTOR"]
+
+
+def _render(node: tuple, prec: int, is_set: bool, mapping, last: dict, out: list[str]) -> None:
+    """Print ``node`` where its context asks for precedence ``prec``, as
+    ast.unparse does.  ``is_set``: the context sets that precedence (operands
+    of operators, a call's function); call arguments and the whole
+    expression do not.  ast.unparse remembers the precedence last set on a
+    node, and a replacement is one node wherever its name occurs, so an
+    unset place reuses the precedence the replacement last had (``last``)."""
+    kind = node[0]
+    if kind == "n":
+        name = node[1]
+        repl = mapping.get(name)
+        if repl is None:
+            out.append(name)
+            return
+        if is_set:
+            last[name] = prec
+        else:
+            prec = last.get(name, _TEST)
+        _render(repl, prec, True, _EMPTY, {}, out)
+        return
+    if kind == "c":
+        out.append(node[1])
+    elif kind == "b":
+        _, op, own, left, right = node
+        parens = prec > own
+        if parens:
+            out.append("(")
+        if op == "**":  # right-associative
+            _render(left, own + 1, True, mapping, last, out)
+            out.append(" ** ")
+            _render(right, own, True, mapping, last, out)
+        else:
+            _render(left, own, True, mapping, last, out)
+            out.append(f" {op} ")
+            _render(right, own + 1, True, mapping, last, out)
+        if parens:
+            out.append(")")
+    elif kind == "u":
+        parens = prec > _FACTOR
+        if parens:
+            out.append("(")
+        out.append(node[1])
+        _render(node[2], _FACTOR, True, mapping, last, out)
+        if parens:
+            out.append(")")
+    else:  # call
+        _render(node[1], _ATOM, True, mapping, last, out)
+        out.append("(")
+        for i, arg in enumerate(node[2]):
+            if i:
+                out.append(", ")
+            _render(arg, _TEST, False, mapping, last, out)
+        out.append(")")
+
+
+_EMPTY: dict = {}
 
 
 def rebuild(op: Operation, expr: str, operands: list[SSAValue], first: int = 0) -> Operation:
