@@ -1,4 +1,5 @@
-"""Creating xDSL ops fast: what ``Op.create`` does, without its overhead.
+"""Creating, rewiring and erasing xDSL ops fast: what ``Op.create``,
+``replace_all_uses_with`` and ``erase`` do, without their overhead.
 
 ``Operation.create`` goes through property setters, a generator per result
 list and ``IRDLOperation.__post_init__``, which walks the op definition's
@@ -9,6 +10,10 @@ class) in about a third of the time.  The result is the object ``create``
 returns, field for field (``tests/dialects/test_opbuild.py`` compares them);
 an op class with a ``create`` or ``__post_init__`` of its own goes through
 ``create``.
+
+:func:`replace_all_uses` and :func:`erase_op` are xDSL's
+``SSAValue.replace_all_uses_with`` and ``detach`` + ``erase``, minus a new
+operand tuple per use and an ``ErasedSSAValue`` per unused result.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from xdsl.ir import Attribute, Block, OpResult, Operation, Region, SSAValue, Use
 from xdsl.ir.core import SSAValues
 from xdsl.irdl import IRDLOperation, OptionalDef
 
-__all__ = ["create_op"]
+__all__ = ["create_op", "erase_op", "replace_all_uses"]
 
 _UNKNOWN = UnknownLoc()
 _new = object.__new__
@@ -126,3 +131,48 @@ def create_op(
         if name not in op.attributes:
             op.attributes[name] = value
     return op
+
+
+def replace_all_uses(old: SSAValue, new: SSAValue) -> None:
+    """``old.replace_all_uses_with(new)``: every use of ``old`` now uses
+    ``new`` (they join ``new``'s use list in the order xDSL puts them)."""
+    if new is old:
+        return
+    use = old.first_use
+    if use is not None:
+        changed: dict[Operation, list] = {}
+        while use is not None:
+            nxt = use._next_use
+            # Unlink from old's list (we walk it front to back: use is first).
+            old.first_use = nxt
+            if nxt is not None:
+                nxt._prev_use = None
+            # Link at the front of new's list, as add_use does.
+            first = new.first_use
+            use._next_use = first
+            use._prev_use = None
+            if first is not None:
+                first._prev_use = use
+            new.first_use = use
+            op = use._operation
+            operands = changed.get(op)
+            if operands is None:
+                operands = changed[op] = list(op._operands)
+            operands[use._index] = new
+            use = nxt
+        for op, operands in changed.items():
+            op._operands = SSAValues(operands)
+    # Carry the name over, as xDSL does (through the setter, which normalizes it).
+    if new._name is None and old._name is not None:
+        new.name_hint = old._name
+
+
+def erase_op(op: Operation, safe_erase: bool = True) -> None:
+    """``op.detach()`` (when in a block) and ``op.erase(safe_erase)``."""
+    block = op.parent
+    if block is not None:
+        block.detach_op(op)
+    op.drop_all_references()
+    for result in op.results:
+        if result.first_use is not None:
+            result.erase(safe_erase=safe_erase)  # raises, or leaves erased values

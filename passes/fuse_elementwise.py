@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.opbuild import erase_op
 from tfrt.passes.lowering import element_name, literal, make_op, replace
 
 _FUSIBLE = ("tfrt_array.elementwise", "tfrt_scalar.eval")
@@ -346,8 +347,7 @@ class FuseElementwisePass(ModulePass):
                         continue
                     new = fuse_into(o, k, producer)
                     replace(o, [new], new.results)
-                    producer.detach()
-                    producer.erase()
+                    erase_op(producer)
                     o = new
                     changed = True
                     break

@@ -32,6 +32,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.opbuild import erase_op, replace_all_uses
 from tfrt.passes.fuse_elementwise import substitute
 from tfrt.passes.lowering import element_name, i64_array, make_op, scalar_constant
 
@@ -79,11 +80,9 @@ class FuseLinearPass(ModulePass):
             # The fused kernel runs where the elementwise op ran (its operands exist there).
             block = user.parent_block()
             block.insert_op_before(new, user)
-            user.results[0].replace_all_uses_with(new.results[0])
-            user.detach()
-            user.erase()
-            lin.detach()
-            lin.erase()
+            replace_all_uses(user.results[0], new.results[0])
+            erase_op(user)
+            erase_op(lin)
 
 
 

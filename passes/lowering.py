@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tfrt.diagnostics import DiagnosticError
-from tfrt.dialects.opbuild import create_op
+from tfrt.dialects.opbuild import create_op, erase_op, replace_all_uses
 from tfrt.dialects.syntax.verify import op_error
 
 # Element types the kernels compute on (docs/compiler.md); index is i64.
@@ -319,9 +319,8 @@ def replace(op: Operation, new_ops: Sequence[Operation], results: Sequence[SSAVa
     for new in new_ops:
         block.insert_op_before(new, op)
     for old, new_value in zip(op.results, results):
-        old.replace_all_uses_with(new_value)
-    op.detach()
-    op.erase()
+        replace_all_uses(old, new_value)
+    erase_op(op)
 
 
 def tensor_type(shape: Sequence[int], element: Attribute) -> TensorType:

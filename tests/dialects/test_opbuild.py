@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Region
 
-from tfrt.dialects.opbuild import create_op
+from tfrt.dialects.opbuild import create_op, erase_op, replace_all_uses
 
 
 def _fields(op):
@@ -74,3 +74,57 @@ def test_create_op_links_uses_and_copies_dicts():
     assert [(u.operation, u.index) for u in y.uses] == [(first, 1)]
     second.operands[0] = y
     assert len(list(x.uses)) == 2 and len(list(y.uses)) == 2
+
+
+def _chain():
+    """x, y -> a = x + y; two users of a; c = x - x; d = c - x."""
+    block = Block(arg_types=[f32, f32])
+    x, y = block.args
+    ops = {}
+    ops["a"] = create_op(arith.AddfOp, [x, y], [f32])
+    a = ops["a"].results[0]
+    ops["u1"] = create_op(arith.MulfOp, [a, a], [f32])
+    ops["u2"] = create_op(arith.MulfOp, [y, a], [f32])
+    ops["c"] = create_op(arith.SubfOp, [x, x], [f32])
+    ops["d"] = create_op(arith.SubfOp, [ops["c"].results[0], x], [f32])
+    for op in ops.values():
+        block.add_op(op)
+    a.name_hint = "foo_1_2"
+    return block, ops
+
+
+def _state(block):
+    """Every use list, every operand list and every name, by position."""
+    ops = list(block.ops)
+    where = {op: i for i, op in enumerate(ops)}
+
+    def uses(v):
+        return [(where[u.operation], u.index) for u in v.uses]
+
+    def owner(v):
+        return where.get(v.owner, "arg")
+
+    values = [r for op in ops for r in op.results] + list(block.args)
+    return (
+        [uses(v) for v in values],
+        [[owner(v) for v in op.operands] for op in ops],
+        [v.name_hint for v in values],
+    )
+
+
+def test_replace_all_uses_does_what_xdsl_does():
+    theirs, t = _chain()
+    t["a"].results[0].replace_all_uses_with(t["c"].results[0])
+    ours, o = _chain()
+    replace_all_uses(o["a"].results[0], o["c"].results[0])
+    assert _state(ours) == _state(theirs)
+
+
+def test_erase_op_detaches_and_drops_uses():
+    block, ops = _chain()
+    replace_all_uses(ops["a"].results[0], ops["c"].results[0])
+    erase_op(ops["a"])
+    assert ops["a"] not in list(block.ops)
+    assert [u.operation for u in block.args[1].uses] == [ops["u2"]]
+    with pytest.raises(ValueError):
+        erase_op(ops["c"])  # still used
