@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import walk
 from tfrt.passes.lowering import element_name, make_op, replace
 
 # Kernels that are not worth folding (views, shape changes of constants are cheap
@@ -98,7 +99,7 @@ class FoldConstantsPass(ModulePass):
         from tfrt.kernels.registry import default_registry
 
         registry = default_registry()
-        for o in list(op.walk()):
+        for o in walk(op):
             if not o.name.startswith(("tfrt_array.", "tfrt_scalar.")) or o.name in _SKIP:
                 continue
             if _is_constant(o) or len(o.results) != 1 or o.regions:

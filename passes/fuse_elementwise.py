@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from tfrt.dialects.opbuild import erase_op
+from tfrt.dialects.fastir import erase_op, walk
 from tfrt.passes.lowering import element_name, literal, make_op, replace
 
 _FUSIBLE = ("tfrt_array.elementwise", "tfrt_scalar.eval")
@@ -321,7 +321,7 @@ class FuseElementwisePass(ModulePass):
     name = "fuse-elementwise"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for o in list(op.walk()):
+        for o in walk(op):
             if o.name not in _FUSIBLE or o.parent is None:
                 continue
             new = inline_constants(o)

@@ -32,7 +32,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.passes import ModulePass
 
-from tfrt.dialects.opbuild import erase_op, replace_all_uses
+from tfrt.dialects.fastir import erase_op, replace_all_uses, walk
 from tfrt.passes.fuse_elementwise import substitute
 from tfrt.passes.lowering import element_name, i64_array, make_op, scalar_constant
 
@@ -46,10 +46,10 @@ class FuseLinearPass(ModulePass):
     name = "fuse-linear"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for o in list(op.walk()):
+        for o in walk(op):
             if o.name in ("tfrt_array.conv2d", "tfrt_array.pool2d"):
                 _absorb_pad(o)
-        for lin in list(op.walk()):
+        for lin in walk(op):
             if lin.name not in _LINEAR or lin.properties["epilogue"].data:
                 continue
             uses = list(lin.results[0].uses)

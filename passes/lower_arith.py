@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import walk
 from tfrt.passes.lowering import (
     EXPR_OPS,
     cannot_lower,
@@ -92,7 +93,7 @@ def lower_expr_op(op: Operation) -> None:
 
 
 def lower_dialect(module: ModuleOp, prefix: str) -> None:
-    for op in list(module.walk()):
+    for op in walk(module):
         if not op.name.startswith(prefix) or _in_structured_body(op):
             continue
         if op.name == "arith.constant":

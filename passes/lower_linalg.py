@@ -41,6 +41,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import walk
 from tfrt.passes.lowering import (
     EXPR_OPS,
     cannot_lower,
@@ -575,7 +576,7 @@ class LowerLinalgPass(ModulePass):
     name = "lower-linalg"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        todo = [o for o in op.walk() if o.name.startswith("linalg.") and o.parent_op() is not None
+        todo = [o for o in walk(op) if o.name.startswith("linalg.") and o.parent_op() is not None
                 and not o.parent_op().name.startswith("linalg.")]  # fmt: skip
         for o in todo:
             _lower(o)

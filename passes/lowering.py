@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tfrt.diagnostics import DiagnosticError
-from tfrt.dialects.opbuild import create_op, erase_op, replace_all_uses
+from tfrt.dialects.fastir import create_op, erase_op, replace_all_uses
 from tfrt.dialects.syntax.verify import op_error
 
 # Element types the kernels compute on (docs/compiler.md); index is i64.

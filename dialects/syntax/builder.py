@@ -60,7 +60,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 
-from ..opbuild import create_op
+from ..fastir import create_op
 from . import attributes as A
 from .driver import Tok
 

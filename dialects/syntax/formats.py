@@ -86,7 +86,7 @@ from xdsl.parser import Parser as XParser
 from xdsl.traits import IsolatedFromAbove, IsTerminator, SingleBlockImplicitTerminator
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from ..opbuild import create_op
+from ..fastir import create_op
 from . import attributes as A
 from .directive_rules import DirectiveRule
 

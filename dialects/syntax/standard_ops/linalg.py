@@ -63,7 +63,7 @@ from xdsl.irdl.declarative_assembly_format import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from ...opbuild import create_op
+from ...fastir import create_op
 from ..directive_rules import DirectiveRule, shared_rule
 
 

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Region
 
-from tfrt.dialects.opbuild import create_op, erase_op, replace_all_uses
+from tfrt.dialects.fastir import create_op, erase_op, replace_all_uses, walk
 
 
 def _fields(op):
@@ -128,3 +128,21 @@ def test_erase_op_detaches_and_drops_uses():
     assert [u.operation for u in block.args[1].uses] == [ops["u2"]]
     with pytest.raises(ValueError):
         erase_op(ops["c"])  # still used
+
+
+def test_walk_is_list_of_walk():
+    from tfrt.dialects.syntax import parse_module
+
+    src = """
+    func.func @f(%x: i32) -> i32 {
+      %a = "t.a"(%x) ({
+        "t.b"() : () -> ()
+      ^bb1:
+        "t.c"() ({ "t.d"() : () -> () }) : () -> ()
+      }, {}) : (i32) -> i32
+      func.return %a : i32
+    }
+    func.func @g() { func.return }
+    """
+    m = parse_module(src, allow_unregistered=True)
+    assert walk(m) == list(m.walk())

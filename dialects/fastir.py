@@ -7,13 +7,14 @@ properties and attributes for defaults: about 7 µs per op.  The frontend
 creates every op of a file and the lowering passes every kernel op, so
 :func:`create_op` does the same work directly (defaults looked up once per
 class) in about a third of the time.  The result is the object ``create``
-returns, field for field (``tests/dialects/test_opbuild.py`` compares them);
+returns, field for field (``tests/dialects/test_fastir.py`` compares them);
 an op class with a ``create`` or ``__post_init__`` of its own goes through
 ``create``.
 
 :func:`replace_all_uses` and :func:`erase_op` are xDSL's
 ``SSAValue.replace_all_uses_with`` and ``detach`` + ``erase``, minus a new
-operand tuple per use and an ``ErasedSSAValue`` per unused result.
+operand tuple per use and an ``ErasedSSAValue`` per unused result;
+:func:`walk` is ``list(op.walk())`` without a generator per region and block.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from xdsl.ir import Attribute, Block, OpResult, Operation, Region, SSAValue, Use
 from xdsl.ir.core import SSAValues
 from xdsl.irdl import IRDLOperation, OptionalDef
 
-__all__ = ["create_op", "erase_op", "replace_all_uses"]
+__all__ = ["create_op", "erase_op", "replace_all_uses", "walk"]
 
 _UNKNOWN = UnknownLoc()
 _new = object.__new__
@@ -176,3 +177,25 @@ def erase_op(op: Operation, safe_erase: bool = True) -> None:
     for result in op.results:
         if result.first_use is not None:
             result.erase(safe_erase=safe_erase)  # raises, or leaves erased values
+
+
+def walk(root: Operation) -> list[Operation]:
+    """``list(root.walk())``: ``root`` and every op nested in it, in pre-order."""
+    out: list[Operation] = []
+    stack = [root]
+    while stack:
+        op = stack.pop()
+        out.append(op)
+        if op.regions:
+            children: list[Operation] = []
+            for region in op.regions:
+                block = region._first_block
+                while block is not None:
+                    child = block._first_op
+                    while child is not None:
+                        children.append(child)
+                        child = child._next_op
+                    block = block._next_block
+            children.reverse()
+            stack.extend(children)
+    return out
