@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -111,11 +111,14 @@ def _ints(attr) -> list[int]:
 
 
 class _Builder:
-    """Collects the new ops for one linalg op, in order."""
+    """Collects the new ops for one linalg op, in order; ``ins`` and ``outs``
+    are the op's ``inputs`` and ``outputs`` (read once: xDSL's accessors
+    decode the segment sizes on every access)."""
 
     def __init__(self, at: Operation):
         self.at = at
         self.ops: list[Operation] = []
+        self.ins, self.outs = _io(at)
 
     def add(self, op: Operation) -> SSAValue:
         self.ops.append(op)
@@ -147,6 +150,29 @@ class _Builder:
         if _is_identity(kind, splat_constant(init)) or getattr(getattr(init, "op", None), "name", "") == "tensor.empty":
             return partial
         return self.elementwise(_COMBINE_EXPR[kind], [init, partial], result_type)
+
+
+def _io(op: Operation) -> tuple[list[SSAValue], list[SSAValue]]:
+    """``op.inputs`` and ``op.outputs`` (empty for ops without them)."""
+    sizes = op.properties.get("operandSegmentSizes")
+    if isinstance(sizes, DenseArrayBase) and _inputs_then_outputs(type(op)):
+        n_in, n_out = _segment_sizes(sizes)
+        operands = op._operands  # noqa: SLF001 - no view object
+        return list(operands[:n_in]), list(operands[n_in : n_in + n_out])
+    if hasattr(op, "inputs") and hasattr(op, "outputs"):
+        return list(op.inputs), list(op.outputs)  # type: ignore[attr-defined]
+    return [], []
+
+
+@functools.cache
+def _inputs_then_outputs(cls: type) -> bool:
+    defined = getattr(cls, "get_irdl_definition", None)
+    return defined is not None and [n for n, _ in defined().operands] == ["inputs", "outputs"]
+
+
+@functools.lru_cache(maxsize=256)
+def _segment_sizes(sizes: DenseArrayBase) -> tuple[int, ...]:
+    return tuple(sizes.get_values())
 
 
 def _maps(op: Operation) -> list[AffineMap]:
@@ -217,10 +243,27 @@ def _body_expr(op: Operation, block: Block, arg_values: dict[SSAValue, str], add
     return exprs
 
 
+class _Exprs(dict):
+    """Expressions of a body's values; a block argument's is made (its
+    operand aligned) on first use."""
+
+    def __init__(self, arg_index: dict, align):
+        super().__init__()
+        self.arg_index = arg_index
+        self.align = align
+
+    def __contains__(self, v):
+        return dict.__contains__(self, v) or v in self.arg_index
+
+    def __getitem__(self, v):
+        if not dict.__contains__(self, v) and v in self.arg_index:
+            return self.align(self.arg_index[v])
+        return dict.__getitem__(self, v)
+
+
 def _lower_structured(op: Operation, b: _Builder) -> list[SSAValue]:
     """linalg.generic and the named ops given by maps and a body."""
-    ins = list(op.inputs)  # type: ignore[attr-defined]
-    outs = list(op.outputs)  # type: ignore[attr-defined]
+    ins, outs = b.ins, b.outs
     for v in (*ins, *outs):
         check_value_type(op, v.type)
     maps = _maps(op)
@@ -285,18 +328,9 @@ def _lower_structured(op: Operation, b: _Builder) -> list[SSAValue]:
         operands.append(v)
         return f"a{len(operands) - 1}"
 
-    class _Exprs(dict):
-        def __contains__(self, v):
-            return dict.__contains__(self, v) or v in arg_index
-
-        def __getitem__(self, v):
-            if not dict.__contains__(self, v) and v in arg_index:
-                return align(arg_index[v])
-            return dict.__getitem__(self, v)
-
     # Captured scalars go to the kernel operands too (after the aligned ones
     # used so far; the names are resolved at the end).
-    exprs = _body_expr(op, block, _Exprs(), add_operand, index_operand)
+    exprs = _body_expr(op, block, _Exprs(arg_index, align), add_operand, index_operand)
 
     def final(v: SSAValue) -> str:
         return exprs[v] if v in exprs else literal(scalar_constant(v)) or ""
@@ -342,7 +376,7 @@ def _lower_reduction(op, b, o, yielded, out, out_dims, iterators, full, exprs, o
         x, y = c.op.operands
         if x in arg_index and y in arg_index and arg_index[x] < n_ins and arg_index[y] < n_ins:
             letters = "abcdefghijklmnopqrstuvwxyz"
-            ins = list(op.inputs)  # type: ignore[attr-defined]
+            ins = b.ins
             spec_in = []
             for v in (x, y):
                 dims = _dims(maps[arg_index[v]], op)
@@ -388,8 +422,8 @@ def _matmul_maps() -> list[AffineMap]:
 
 
 def _matmul(op: Operation, b: _Builder) -> SSAValue:
-    lhs, rhs = op.inputs  # type: ignore[attr-defined]
-    (init,) = op.outputs  # type: ignore[attr-defined]
+    lhs, rhs = b.ins
+    (init,) = b.outs
     if op.name == "linalg.matmul":
         if [m.data for m in op.indexing_maps.data] != _matmul_maps():  # type: ignore[attr-defined]
             return None  # type: ignore[return-value]  # the generic path handles it
@@ -405,8 +439,8 @@ def _matmul(op: Operation, b: _Builder) -> SSAValue:
 
 
 def _conv(op: Operation, b: _Builder) -> SSAValue:
-    x, w = op.inputs  # type: ignore[attr-defined]
-    (init,) = op.outputs  # type: ignore[attr-defined]
+    x, w = b.ins
+    (init,) = b.outs
     for v in (x, w, init):
         check_value_type(op, v.type)
     strides = _ints(op.strides)  # type: ignore[attr-defined]
@@ -437,8 +471,8 @@ def _conv(op: Operation, b: _Builder) -> SSAValue:
 
 
 def _pool(op: Operation, b: _Builder) -> SSAValue:
-    x, window = op.inputs  # type: ignore[attr-defined]
-    (init,) = op.outputs  # type: ignore[attr-defined]
+    x, window = b.ins
+    (init,) = b.outs
     for v in (x, init):
         check_value_type(op, v.type)
     kind = _POOLS[op.name]
@@ -489,10 +523,13 @@ def _gather(op: Operation, b: _Builder) -> SSAValue | None:
 
     the body being ``arith.index_cast`` of the one input, ``linalg.index`` of
     each trailing dimension in order, ``tensor.extract`` and the yield."""
-    if len(op.inputs) != 1 or len(op.outputs) != 1:  # type: ignore[attr-defined]
+    if len(b.ins) != 1 or len(b.outs) != 1:
         return None
-    (ids,) = op.inputs  # type: ignore[attr-defined]
+    (ids,) = b.ins
     block = op.regions[0].blocks[0]
+    last = block.last_op
+    if last is None or last.name != "linalg.yield" or getattr(last.prev_op, "name", "") != "tensor.extract":
+        return None  # not a gather: most generics leave here
     ops = list(block.ops)
     if len(ops) < 3 or ops[-1].name != "linalg.yield" or ops[-2].name != "tensor.extract":
         return None
@@ -534,12 +571,12 @@ def _lower(op: Operation) -> None:
     elif name in _POOLS:
         results = [_pool(op, b)]
     elif name == "linalg.fill":
-        (value,) = op.inputs  # type: ignore[attr-defined]
-        (init,) = op.outputs  # type: ignore[attr-defined]
+        (value,) = b.ins
+        (init,) = b.outs
         check_value_type(op, init.type)
         results = [b.elementwise("a0", [value], init.type)]
     elif name == "linalg.transpose":
-        (x,) = op.inputs  # type: ignore[attr-defined]
+        (x,) = b.ins
         check_value_type(op, x.type)
         results = [b.transpose(x, _ints(op.permutation))]  # type: ignore[attr-defined]
     elif name == "linalg.broadcast":
@@ -552,7 +589,7 @@ def _lower(op: Operation) -> None:
         results = [b.kernel("tfrt_array.broadcast", [x], rtype,
                             {"shape": i64_array(out_shape), "source_shape": i64_array(source)})]  # fmt: skip
     elif name == "linalg.copy":
-        (x,) = op.inputs  # type: ignore[attr-defined]
+        (x,) = b.ins
         results = [x]
     elif name == "linalg.reduce":
         results = _reduce(op, b)
@@ -560,7 +597,9 @@ def _lower(op: Operation) -> None:
         return
     elif name == "linalg.generic" and (g := _gather(op, b)) is not None:
         results = [g]
-    elif hasattr(op, "inputs") and hasattr(op, "outputs") and op.regions:
+    elif op.regions and (
+        _inputs_then_outputs(type(op)) or (hasattr(op, "inputs") and hasattr(op, "outputs"))
+    ):
         results = _lower_structured(op, b)
     else:
         raise cannot_lower(op, "no kernel implements it")

@@ -110,6 +110,23 @@ def kernel_type(t: Attribute) -> Attribute:
 def check_value_type(op: Operation, t: Attribute) -> Attribute:
     """Raise at ``op`` unless ``t`` is a static-shape tensor or a scalar of a
     supported element type; return its kernel IR type."""
+    # Types are shared objects (the parser makes one per spelling): the
+    # answer for this very object, when it passed before.
+    found = _CHECKED.get(id(t))
+    if found is not None and found[0] is t:
+        return found[1]
+    kt = _check_value_type(op, t)
+    if len(_CHECKED) > 4096:
+        _CHECKED.clear()
+    _CHECKED[id(t)] = (t, kt)
+    return kt
+
+
+# id(type) -> (the type, its kernel type); the type is kept, so ids stay unique.
+_CHECKED: dict[int, tuple[Attribute, Attribute]] = {}
+
+
+def _check_value_type(op: Operation, t: Attribute) -> Attribute:
     if isinstance(t, TensorType):
         if any(d < 0 for d in t.get_shape()):
             raise cannot_lower(op, f"dynamic shapes are not supported ({t}); the kernels need static shapes")
