@@ -14,7 +14,8 @@ an op class with a ``create`` or ``__post_init__`` of its own goes through
 :func:`replace_all_uses` and :func:`erase_op` are xDSL's
 ``SSAValue.replace_all_uses_with`` and ``detach`` + ``erase``, minus a new
 operand tuple per use and an ``ErasedSSAValue`` per unused result;
-:func:`walk` is ``list(op.walk())`` without a generator per region and block.
+:func:`walk` is ``list(op.walk())`` without a generator per region and block;
+:func:`append_op` is ``Block.add_op`` for an op just built.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from xdsl.ir import Attribute, Block, OpResult, Operation, Region, SSAValue, Use
 from xdsl.ir.core import SSAValues
 from xdsl.irdl import IRDLOperation, OptionalDef
 
-__all__ = ["create_op", "erase_op", "replace_all_uses", "walk"]
+__all__ = ["append_op", "create_op", "erase_op", "replace_all_uses", "walk"]
 
 _UNKNOWN = UnknownLoc()
 _new = object.__new__
@@ -199,3 +200,18 @@ def walk(root: Operation) -> list[Operation]:
             children.reverse()
             stack.extend(children)
     return out
+
+
+def append_op(block: Block, op: Operation) -> None:
+    """``block.add_op(op)`` for an op that cannot hold ``block`` (one just
+    built around regions parsed before it): without the ancestor walk."""
+    if op.parent is not None:
+        raise ValueError("Can't add to a block an operation already attached to a block.")
+    op.parent = block
+    last = block._last_op
+    if last is None:
+        block._first_op = op
+    else:
+        last._next_op = op
+        op._prev_op = last
+    block._last_op = op

@@ -60,7 +60,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 
-from ..fastir import create_op
+from ..fastir import append_op, create_op
 from . import attributes as A
 from .driver import Tok
 
@@ -137,6 +137,13 @@ def _line_col(tok: Token) -> tuple[int, int]:
 
 
 _set = object.__setattr__
+
+
+def _int_attr(value: int) -> IntAttr:
+    """``IntAttr(value)`` for a line or column number (an int by construction)."""
+    attr = object.__new__(IntAttr)
+    _set(attr, "data", value)
+    return attr
 
 
 def _file_loc(filename: StringAttr, line: IntAttr, column: IntAttr) -> FileLineColLoc:
@@ -226,10 +233,10 @@ class IRBuilder:
             ints = self.ints
             line = ints.get(key[0])
             if line is None:
-                line = ints[key[0]] = IntAttr(key[0])
+                line = ints[key[0]] = _int_attr(key[0])
             col = ints.get(key[1])
             if col is None:
-                col = ints[key[1]] = IntAttr(key[1])
+                col = ints[key[1]] = _int_attr(key[1])
             loc = self.locs[key] = _file_loc(self.file_attr, line, col)
         return loc
 
@@ -276,7 +283,7 @@ class IRBuilder:
         if block is None:
             block = scope.block = Block()
             scope.region.add_block(block)
-        block.add_op(op)
+        append_op(block, op)
 
     def operation(self, c):
         res_tok, body, loc = c

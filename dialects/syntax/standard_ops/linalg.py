@@ -92,9 +92,14 @@ class _Directive(CustomDirective):
 
 
 def _set_types(b, st, plan, d, types, tok) -> None:
-    from ..formats import make_target
+    # The target of a directive of a plan never changes: made once.
+    targets = plan.__dict__.setdefault("_linalg_targets", {})
+    target = targets.get(id(d))
+    if target is None:
+        from ..formats import make_target
 
-    make_target(plan, d).set(b, st, list(types), tok)
+        target = targets[id(d)] = make_target(plan, d)
+    target.set(b, st, list(types), tok)
 
 
 def _store_dict(st, plan, entries: dict[str, Attribute] | None) -> None:
