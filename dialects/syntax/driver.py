@@ -4,7 +4,8 @@ lark builds the grammar's tables (and caches them); its own parse loop costs
 a Python generator, a method call and a ``Rule`` hash per token and lexes
 whitespace as separate matches.  This driver runs on the same tables and the
 same rule callbacks (lark's child filters included, so ``[x]`` placeholders
-and ``_inlined`` rules behave exactly as in lark) but:
+and ``_inlined`` rules behave exactly as in lark, though unrolled into
+straight-line code per rule) but:
 
 * lexes with one compiled regex per parser state whose prefix skips
   whitespace and ``//`` comments, so every match yields a token;
@@ -24,6 +25,7 @@ from bisect import bisect_right
 from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 from lark.lexer import PatternStr, _create_unless
+from lark.parse_tree_builder import ChildFilterLALR, ChildFilterLALR_NoPlaceholders
 from lark.parsers.lalr_analysis import Shift
 
 # Terminals that lex a frequent run of tokens as one (a simple tensor type)
@@ -132,6 +134,49 @@ def _regexp(t) -> str:
     return t.pattern.to_regexp()
 
 
+def _specialize(callback):
+    """lark's child filter for one rule as straight-line code.
+
+    lark's ``ChildFilterLALR`` loops over a table of which children to keep,
+    splice (inlined ``_rules``) or pad with ``None`` (``[x]`` placeholders);
+    the same steps unrolled, in the same order, build the same list.  Other
+    callbacks are returned as they are."""
+    kind = type(callback)
+    if kind is ChildFilterLALR:
+        items = list(callback.to_include)
+        append_none = callback.append_none
+    elif kind is ChildFilterLALR_NoPlaceholders:
+        items = [(i, to_expand, 0) for i, to_expand in callback.to_include]
+        append_none = 0
+    else:
+        return callback
+    if not any(to_expand for _, to_expand, _ in items):
+        parts: list[str] = []
+        for i, _, add_none in items:
+            parts += ["None"] * add_none + [f"c[{i}]"]
+        parts += ["None"] * append_none
+        body = [f"    return nb([{', '.join(parts)}])"]
+    else:
+        body = ["    filtered = []"]
+        for i, to_expand, add_none in items:
+            if add_none:
+                body.append(f"    filtered += [None] * {add_none}")
+            if to_expand:
+                # lark reuses the first spliced list (left recursion stays linear).
+                body.append(
+                    f"    if filtered:\n        filtered += c[{i}].children\n"
+                    f"    else:\n        filtered = c[{i}].children"
+                )
+            else:
+                body.append(f"    filtered.append(c[{i}])")
+        if append_none:
+            body.append(f"    filtered += [None] * {append_none}")
+        body.append("    return nb(filtered)")
+    namespace = {"nb": callback.node_builder}
+    exec("def filtered(c):\n" + "\n".join(body), namespace)  # noqa: S102 - generated above
+    return namespace["filtered"]
+
+
 class _Lazy(dict):
     """A dict that computes a missing value from its key."""
 
@@ -182,7 +227,7 @@ class FastParser:
                         info = reduce_info[id(arg)] = (
                             len(arg.expansion),
                             arg.origin.name,
-                            callbacks[arg],
+                            _specialize(callbacks[arg]),
                         )
                     row[sym] = info
             self.states[state] = row
