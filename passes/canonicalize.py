@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp, UnknownLoc
 from xdsl.folder import Folder
 from xdsl.ir import Block, Operation, Region
@@ -17,6 +18,10 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import HasCanonicalizationPatternsTrait
+from xdsl.transforms.canonicalization_patterns.arith import (
+    FoldConstConstOp,
+    FoldConstsByReassociation,
+)
 
 from tfrt.passes.dce import region_dce
 from tfrt.passes.effects import facts, is_trivially_dead
@@ -55,6 +60,9 @@ class _Canonicalize(RewritePattern):
                 # As xDSL's CanonicalizationRewritePattern: the first pattern
                 # that acts wins.
                 for pattern in _patterns(type(op)):
+                    needs = _NEEDS.get(type(pattern))
+                    if needs is not None and not needs(op):
+                        continue  # it could not act on this op
                     pattern.match_and_rewrite(op, rewriter)
                     if rewriter.has_done_action:
                         return
@@ -71,6 +79,22 @@ class _Canonicalize(RewritePattern):
 
 
 _PATTERNS: dict[type, tuple[RewritePattern, ...]] = {}
+
+
+def _has_constant_operand(op: Operation) -> bool:
+    for v in op._operands:  # noqa: SLF001 - no view object per op
+        if isinstance(v.owner, arith.ConstantOp):
+            return True
+    return False
+
+
+# Patterns that can only act on ops that satisfy a cheap test: theirs first
+# looks for an `arith.constant` operand (through accessors that cost more
+# than the test).  Every arith.addf/mulf of a program meets them.
+_NEEDS = {
+    FoldConstConstOp: _has_constant_operand,
+    FoldConstsByReassociation: _has_constant_operand,
+}
 
 
 def _patterns(cls: type[Operation]) -> tuple[RewritePattern, ...]:

@@ -49,9 +49,23 @@ def region_dce(region: Region, listener: PatternRewriterListener | None = None) 
     answered per op class (:mod:`tfrt.passes.effects`).  ``listener`` hears
     of every erased op first.  Returns whether anything was erased."""
     live = _LiveSet()
-    while live.changed:
-        live.changed = False
-        live.propagate_region(region)
+    live.propagate_region(region)
+    # One walk, users before producers, settles straight-line code; what it
+    # left dead may still be used by a live op elsewhere (a graph region, a
+    # branch back): only those ops are looked at again, to the fixed point
+    # (the same least one xDSL's repeated walks reach).
+    dead = live.dead
+    progress = True
+    while dead and progress:
+        progress = False
+        still = []
+        for op in dead:
+            if _used_by(op, live.live):
+                live.live.add(op)
+                progress = True
+            else:
+                still.append(op)
+        dead = still
     live.delete_dead(region, listener)
     return live.changed
 
@@ -68,11 +82,12 @@ def _used_by(op: Operation, live: set[Operation]) -> bool:
 
 
 class _LiveSet:
-    __slots__ = ("changed", "live")
+    __slots__ = ("changed", "dead", "live")
 
     def __init__(self):
-        self.changed = True  # the first round always runs
+        self.changed = False
         self.live: set[Operation] = set()
+        self.dead: list[Operation] = []  # trivially dead so far
 
     def propagate_region(self, region: Region) -> None:
         first = region.first_block
@@ -86,9 +101,11 @@ class _LiveSet:
                 if op.regions:
                     for r in op.regions:
                         self.propagate_region(r)
-                if op not in live and (not would_be_trivially_dead(op) or _used_by(op, live)):
-                    live.add(op)
-                    self.changed = True
+                if op not in live:
+                    if not would_be_trivially_dead(op) or _used_by(op, live):
+                        live.add(op)
+                    else:
+                        self.dead.append(op)
                 op = op.prev_op
 
     def delete_dead(self, region: Region, listener: PatternRewriterListener | None) -> None:
