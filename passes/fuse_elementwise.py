@@ -24,12 +24,12 @@ import functools
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tfrt.dialects.fastir import erase_op, walk
-from tfrt.passes.lowering import element_name, literal, make_op, replace
+from tfrt.passes.lowering import element_name, literal, make_op, replace, str_attr
 
 _FUSIBLE = ("tfrt_array.elementwise", "tfrt_scalar.eval")
 
@@ -51,6 +51,21 @@ def substitute(expr: str, mapping: dict[str, str]) -> str:
     """``expr`` with each operand name replaced by an expression, printed as
     ``ast.unparse`` prints the substituted tree (parentheses where the
     precedence needs them)."""
+    # Layers of a model fuse the same expressions the same way.
+    key = (expr, tuple(mapping.items()))
+    found = _SUBSTITUTED.get(key)
+    if found is None:
+        found = _substitute(expr, mapping)
+        if len(_SUBSTITUTED) > 8192:
+            _SUBSTITUTED.clear()
+        _SUBSTITUTED[key] = found
+    return found
+
+
+_SUBSTITUTED: dict[tuple, str] = {}
+
+
+def _substitute(expr: str, mapping: dict[str, str]) -> str:
     tree = _tree(expr)
     if tree is not None:
         nodes: dict[str, tuple | None] = {}
@@ -201,11 +216,11 @@ def rebuild(op: Operation, expr: str, operands: list[SSAValue], first: int = 0) 
     fixed operands, which keep their place)."""
     attrs = dict(op.properties)
     field = _expr_field(op)
-    attrs[field] = StringAttr(expr)
+    attrs[field] = str_attr(expr)
     types = [element_name(v.type) for v in operands[first:]]
     if field == "epilogue":
         types = [element_name(op.results[0].type if not op.properties[field].data else _product_type(op))] + types
-    attrs["types"] = StringAttr(",".join(types))
+    attrs["types"] = str_attr(",".join(types))
     return make_op(op.name, operands, [r.type for r in op.results], attrs, at=op)
 
 
@@ -335,9 +350,10 @@ class FuseElementwisePass(ModulePass):
                     producer = getattr(v, "op", None)
                     if producer is None or producer.name not in _FUSIBLE:
                         continue
-                    if len(list(producer.results[0].uses)) != 1 or producer.parent_block() is not o.parent_block():
+                    if not producer.results[0].has_one_use() or producer.parent is not o.parent:
                         continue
-                    if _shape(v) is not None and _shape(v) != _shape(o.results[0]):
+                    vt, ot = v.type, o.results[0].type
+                    if vt is not ot and _shape(v) is not None and _shape(v) != _shape(o.results[0]):
                         continue  # fusing would recompute a broadcast producer per element
                     reads = _references(o.properties["expr"].data, f"a{k}")
                     produced = producer.properties["expr"].data

@@ -29,12 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
 from tfrt.dialects.fastir import erase_op, replace_all_uses, walk
 from tfrt.passes.fuse_elementwise import substitute
-from tfrt.passes.lowering import element_name, i64_array, make_op, scalar_constant
+from tfrt.passes.lowering import element_name, i64_array, make_op, scalar_constant, str_attr
 
 _LINEAR = ("tfrt_array.matmul", "tfrt_array.conv2d")
 
@@ -74,8 +74,8 @@ class FuseLinearPass(ModulePass):
                     j += 1
             expr = substitute(user.properties["expr"].data, mapping)
             attrs = dict(lin.properties)
-            attrs["epilogue"] = StringAttr(expr)
-            attrs["types"] = StringAttr(",".join([element_name(rtype)] + [element_name(v.type) for v in others]))
+            attrs["epilogue"] = str_attr(expr)
+            attrs["types"] = str_attr(",".join([element_name(rtype)] + [element_name(v.type) for v in others]))
             new = make_op(lin.name, [*lin.operands, *others], [utype], attrs, at=lin)
             # The fused kernel runs where the elementwise op ran (its operands exist there).
             block = user.parent_block()
