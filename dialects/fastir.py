@@ -174,7 +174,7 @@ def erase_op(op: Operation, safe_erase: bool = True) -> None:
     block = op.parent
     if block is not None:
         block.detach_op(op)
-    op.drop_all_references()
+    _drop_all_references(op)
     for result in op.results:
         if result.first_use is not None:
             result.erase(safe_erase=safe_erase)  # raises, or leaves erased values
@@ -215,3 +215,41 @@ def append_op(block: Block, op: Operation) -> None:
         last._next_op = op
         op._prev_op = last
     block._last_op = op
+
+
+def _drop_all_references(op: Operation) -> None:
+    """``op.drop_all_references()``: unlink its operand and successor uses,
+    and those of every op nested in it (their blocks and regions let go of
+    their parents and neighbours, as xDSL's do)."""
+    stack = [op]
+    while stack:
+        op = stack.pop()
+        op.parent = None
+        for value, use in zip(op._operands, op._operand_uses):
+            prev = use._prev_use
+            nxt = use._next_use
+            if prev is not None:
+                prev._next_use = nxt
+            if nxt is not None:
+                nxt._prev_use = prev
+            if prev is None:
+                value.first_use = nxt
+        op._operand_uses = ()
+        if op._successors:
+            for successor, use in zip(op._successors, op._successor_uses):
+                successor.remove_use(use)
+            op._successor_uses = ()
+            op._successors = ()
+        for region in op.regions:
+            region.parent = None
+            block = region._first_block
+            while block is not None:
+                nxt_block = block._next_block
+                block.parent = None
+                block._next_block = None
+                block._prev_block = None
+                child = block._first_op
+                while child is not None:
+                    stack.append(child)
+                    child = child._next_op
+                block = nxt_block

@@ -170,9 +170,18 @@ def _inputs_then_outputs(cls: type) -> bool:
     return defined is not None and [n for n, _ in defined().operands] == ["inputs", "outputs"]
 
 
-@functools.lru_cache(maxsize=256)
 def _segment_sizes(sizes: DenseArrayBase) -> tuple[int, ...]:
-    return tuple(sizes.get_values())
+    # Attributes are shared (the parser makes one per set of sizes): decoded
+    # once per object.
+    found = _SIZES.get(id(sizes))
+    if found is None or found[0] is not sizes:
+        if len(_SIZES) > 1024:
+            _SIZES.clear()
+        found = _SIZES[id(sizes)] = (sizes, tuple(sizes.get_values()))
+    return found[1]
+
+
+_SIZES: dict[int, tuple[DenseArrayBase, tuple[int, ...]]] = {}
 
 
 def _maps(op: Operation) -> list[AffineMap]:
@@ -183,7 +192,17 @@ def _maps(op: Operation) -> list[AffineMap]:
 
 def _iterators(op: Operation) -> list[str]:
     its = op.iterator_types if op.name == "linalg.generic" else op.get_iterator_types()  # type: ignore[attr-defined]
-    return [str(it.data.value) if hasattr(it.data, "value") else str(it.data) for it in its.data]
+    found = _ITERATORS.get(id(its))
+    if found is None or found[0] is not its:
+        if len(_ITERATORS) > 1024:
+            _ITERATORS.clear()
+        names = [str(it.data.value) if hasattr(it.data, "value") else str(it.data) for it in its.data]
+        found = _ITERATORS[id(its)] = (its, names)
+    return list(found[1])
+
+
+# id(iterator_types attribute) -> (the attribute, its iterator names).
+_ITERATORS: dict[int, tuple] = {}
 
 
 def _dims(m: AffineMap, op: Operation) -> list[int]:

@@ -146,3 +146,26 @@ def test_walk_is_list_of_walk():
     """
     m = parse_module(src, allow_unregistered=True)
     assert walk(m) == list(m.walk())
+
+
+def test_erase_op_drops_the_uses_of_nested_ops():
+    from tfrt.dialects.syntax import parse_module
+
+    src = """
+    func.func @f(%x: i32) {
+      "t.outer"() ({
+        "t.a"(%x) : (i32) -> ()
+      ^bb1:
+        "t.b"() ({ "t.c"(%x, %x) : (i32, i32) -> () }) : () -> ()
+      }) : () -> ()
+      func.return
+    }
+    """
+    m = parse_module(src, allow_unregistered=True)
+    f = next(iter(m.body.block.ops))
+    x = f.body.block.args[0]
+    outer = f.body.block.first_op
+    assert len(list(x.uses)) == 3
+    erase_op(outer)
+    assert not list(x.uses)
+    assert all(op.parent is None for op in walk(outer) if op is not outer)
