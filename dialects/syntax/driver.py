@@ -305,12 +305,15 @@ class FastParser:
         keywords = self.keywords
         filtered = self.filtered
         index = index or LineIndex(text)
-        state_stack = [self.start_states[start]]
+        state = self.start_states[start]
+        state_stack = [state]
         value_stack: list = []
+        push_state = state_stack.append
+        push_value = value_stack.append
         pos = begin
         end = len(text) if end is None else end
         while True:
-            scanner = scanners[state_stack[-1]]
+            scanner = scanners[state]
             m = scanner.regex.match(text, pos, end)
             if m is None:
                 # Only whitespace and comments left, or a character no token here starts with.
@@ -343,38 +346,58 @@ class FastParser:
                         if prefix is not None:
                             kind = keywords.get(f"{prefix}.{value}")
                     if kind is not None:
-                        self._feed(
-                            make_token("_OPSTART", value, tok.start_pos, index),
-                            state_stack,
-                            value_stack,
-                        )
+                        # `_OPSTART` first (the rules drop it: no token object
+                        # unless it is unexpected).
+                        while True:
+                            action = states[state].get("_OPSTART")
+                            if action is None:
+                                self._unexpected(
+                                    make_token("_OPSTART", value, tok.start_pos, index), state_stack
+                                )
+                            if action.__class__ is int:
+                                push_state(action)
+                                push_value(None)
+                                state = action
+                                break
+                            size, origin, callback = action
+                            if size:
+                                rhs = value_stack[-size:]
+                                del state_stack[-size:]
+                                del value_stack[-size:]
+                            else:
+                                rhs = []
+                            push_value(callback(rhs))
+                            state = states[state_stack[-1]][origin]
+                            push_state(state)
                         tok.type = ttype = kind
                     elif value == "func.func":
                         tok.type = ttype = "FUNC_KW"
                     else:
                         tok.type = ttype = "OP_ID"
-                        if "OP_ID" in self.expected[state_stack[-1]] and self.on_unknown_op:
+                        if "OP_ID" in self.expected[state] and self.on_unknown_op:
                             self.on_unknown_op(tok)
             # Shift the token, reducing first as the table says (inlined _feed).
             while True:
-                action = states[state_stack[-1]].get(ttype)
+                action = states[state].get(ttype)
                 if action is None:
                     if tok is None:
                         tok = make_token(ttype, m.group(ttype), m.start(ttype), index)
                     self._unexpected(tok, state_stack)
                 if action.__class__ is int:
-                    state_stack.append(action)
-                    value_stack.append(tok)
+                    push_state(action)
+                    push_value(tok)
+                    state = action
                     break
                 size, origin, callback = action
                 if size:
-                    s = value_stack[-size:]
+                    rhs = value_stack[-size:]
                     del state_stack[-size:]
                     del value_stack[-size:]
                 else:
-                    s = []
-                value_stack.append(callback(s))
-                state_stack.append(states[state_stack[-1]][origin])
+                    rhs = []
+                push_value(callback(rhs))
+                state = states[state_stack[-1]][origin]
+                push_state(state)
         end_tok = make_token("$END", "", pos, index)
         return self._feed(end_tok, state_stack, value_stack, self.end_states[start])
 
