@@ -517,6 +517,7 @@ class OpPlan:
         self.terminators = list(cls.get_traits_of_type(SingleBlockImplicitTerminator))
         self.isolated = cls.has_trait(IsolatedFromAbove)
         self._inferred: dict[tuple, tuple] = {}
+        self._resolved: dict[tuple, tuple] = {}
 
     # ---- helpers used by slots
 
@@ -661,6 +662,32 @@ class OpPlan:
 
     def build(self, b, st: OpState, children, slots: list[Slot]):
         apply_slots(b, st, slots, children)
+        # The operand and result types follow from what the text spelled
+        # (types, attributes, operand counts), which repeats from op to op:
+        # resolved once per spelling.
+        try:
+            key = (
+                tuple(None if ops is None else len(ops) for ops in st.operands),
+                tuple(st.otypes),
+                tuple(st.rtypes),
+                tuple(st.attrs.items()),
+                tuple(st.props.items()),
+            )
+            found = self._resolved.get(key)
+        except TypeError:  # an attribute that cannot be hashed
+            key = found = None
+        if found is None:
+            otypes, rtypes = self._resolve_types(b, st)
+            if key is not None:
+                if len(self._resolved) > 1024:
+                    self._resolved.clear()
+                self._resolved[key] = (tuple(otypes), tuple(rtypes))
+        else:
+            otypes, rtypes = found
+        return self._create(b, st, otypes, rtypes)
+
+    def _resolve_types(self, b, st: OpState):
+        """Each operand's and result's types (a tuple each)."""
         otypes = st.otypes
         rtypes = st.rtypes
         # Fast path: everything spelled in the text or fixed by the definition.
@@ -685,6 +712,9 @@ class OpPlan:
                     need_infer = True
         if need_infer:
             otypes, rtypes = self.infer(b, st)
+        return otypes, rtypes
+
+    def _create(self, b, st: OpState, otypes, rtypes):
         operands = []
         use = b.use
         hooks = self.hooks
