@@ -15,7 +15,9 @@ an op class with a ``create`` or ``__post_init__`` of its own goes through
 ``SSAValue.replace_all_uses_with`` and ``detach`` + ``erase``, minus a new
 operand tuple per use and an ``ErasedSSAValue`` per unused result;
 :func:`walk` is ``list(op.walk())`` without a generator per region and block;
-:func:`append_op` is ``Block.add_op`` for an op just built.
+:func:`append_op` is ``Block.add_op`` for an op just built;
+:func:`new_block` and :func:`new_region` are ``Block(arg_types=...)`` and
+``Region(block)``.
 """
 
 from __future__ import annotations
@@ -23,11 +25,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import UnknownLoc
-from xdsl.ir import Attribute, Block, OpResult, Operation, Region, SSAValue, Use
+from xdsl.ir import Attribute, Block, BlockArgument, OpResult, Operation, Region, SSAValue, Use
 from xdsl.ir.core import SSAValues
 from xdsl.irdl import IRDLOperation, OptionalDef
 
-__all__ = ["append_op", "create_op", "erase_op", "replace_all_uses", "walk"]
+__all__ = [
+    "append_op",
+    "create_op",
+    "erase_op",
+    "new_block",
+    "new_region",
+    "replace_all_uses",
+    "walk",
+]
 
 _UNKNOWN = UnknownLoc()
 _new = object.__new__
@@ -253,3 +263,31 @@ def _drop_all_references(op: Operation) -> None:
                     stack.append(child)
                     child = child._next_op
                 block = nxt_block
+
+
+def new_block(arg_types: Sequence[Attribute] = ()) -> Block:
+    """``Block(arg_types=arg_types)``: an empty block with those arguments."""
+    block = _new(Block)
+    args = []
+    for i, t in enumerate(arg_types):
+        arg = _new(BlockArgument)  # first_use and _name: class defaults
+        arg._type = t
+        arg.block = block
+        arg.index = i
+        arg.location = _UNKNOWN
+        args.append(arg)
+    block._args = tuple(args)
+    block._first_op = None
+    block._last_op = None
+    return block
+
+
+def new_region(block: Block) -> Region:
+    """``Region(block)`` for a block in no region."""
+    if block.parent is not None:
+        raise ValueError("Can't add to a region a block already attached to a region.")
+    region = _new(Region)
+    region._first_block = block
+    region._last_block = block
+    block.parent = region
+    return region

@@ -169,3 +169,21 @@ def test_erase_op_drops_the_uses_of_nested_ops():
     erase_op(outer)
     assert not list(x.uses)
     assert all(op.parent is None for op in walk(outer) if op is not outer)
+
+
+def test_new_block_and_region_are_what_xdsl_builds():
+    from xdsl.dialects.builtin import i32
+
+    from tfrt.dialects.fastir import new_block, new_region
+
+    theirs, ours = Block(arg_types=[f32, i32]), new_block([f32, i32])
+    assert sorted(vars(ours)) == sorted(vars(theirs))
+    assert [sorted(vars(a)) for a in ours.args] == [sorted(vars(a)) for a in theirs.args]
+    assert [(a.type, a.index, a.block is ours, a.location) for a in ours.args] == [
+        (a.type, a.index, a.block is theirs, a.location) for a in theirs.args
+    ]
+    r1, r2 = Region(theirs), new_region(ours)
+    assert sorted(vars(r1)) == sorted(vars(r2)) and sorted(vars(ours)) == sorted(vars(theirs))
+    assert r2.block is ours and ours.parent is r2
+    with pytest.raises(ValueError):
+        new_region(ours)

@@ -63,7 +63,7 @@ from xdsl.irdl.declarative_assembly_format import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from ...fastir import create_op
+from ...fastir import append_op, create_op, new_block, new_region
 from ..directive_rules import DirectiveRule, shared_rule
 
 
@@ -247,6 +247,8 @@ class LinalgNamedOperandsRule(DirectiveRule):
 
 # (op class, operand types) -> how to rebuild the class's hidden body.
 _BODY_RECIPES: dict = {}
+# (op class, ids of the operand types) -> (the types, the recipe).
+_BODY_BY_ID: dict = {}
 _BODY_LOCK = threading.Lock()
 
 
@@ -254,23 +256,36 @@ def _hidden_region(cls, ins, outs) -> Region:
     """The hidden body ``cls.get_hidden_region(ins, outs)`` builds, rebuilt
     from a recipe recorded the first time: xDSL's builder re-runs its Python
     body and verifies each op, several times the cost of creating them."""
-    key = (cls, *(v.type for v in ins), *(v.type for v in outs))
-    recipe = _BODY_RECIPES.get(key)
-    if recipe is None:
-        recipe = _record_body(cls.get_hidden_region(ins, outs))
-        if recipe is None:  # not a plain single-block body: build it each time
-            return cls.get_hidden_region(ins, outs)
+    types = tuple(v.type for v in (*ins, *outs))
+    # Types are shared objects: looked up by identity first (hashing a
+    # tensor type hashes its whole shape), then by value.
+    fast_key = (cls, *map(id, types))
+    found = _BODY_BY_ID.get(fast_key)
+    if found is not None and all(a is b for a, b in zip(found[0], types)):
+        recipe = found[1]
+    else:
+        key = (cls, *types)
+        recipe = _BODY_RECIPES.get(key)
+        if recipe is None:
+            recipe = _record_body(cls.get_hidden_region(ins, outs))
+            if recipe is None:  # not a plain single-block body: build it each time
+                return cls.get_hidden_region(ins, outs)
+            with _BODY_LOCK:
+                _BODY_RECIPES[key] = recipe
         with _BODY_LOCK:
-            _BODY_RECIPES[key] = recipe
+            if len(_BODY_BY_ID) > 1024:
+                _BODY_BY_ID.clear()
+            _BODY_BY_ID[fast_key] = (types, recipe)
     arg_types, steps = recipe
-    block = Block(arg_types=arg_types)
+    block = new_block(arg_types)
+    args = block._args  # noqa: SLF001
     made = []
     for op_cls, sources, result_types, props, attrs in steps:
-        values = [block.args[i] if j < 0 else made[j].results[i] for j, i in sources]
+        values = [args[i] if j < 0 else made[j].results[i] for j, i in sources]
         op = create_op(op_cls, values, result_types, props, attrs)
-        block.add_op(op)
+        append_op(block, op)
         made.append(op)
-    return Region(block)
+    return new_region(block)
 
 
 def _record_body(region: Region):
