@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from xdsl.dialects.builtin import UnknownLoc
+from xdsl.dialects.builtin import UNKNOWN_LOC
 from xdsl.ir import Attribute, Block, BlockArgument, OpResult, Operation, Region, SSAValue, Use
 from xdsl.ir.core import SSAValues
 from xdsl.irdl import IRDLOperation, OptionalDef
@@ -39,7 +39,7 @@ __all__ = [
     "walk",
 ]
 
-_UNKNOWN = UnknownLoc()
+_UNKNOWN = UNKNOWN_LOC  # the object xDSL's constructors use
 _new = object.__new__
 _CREATE = Operation.create.__func__
 

@@ -60,7 +60,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 
-from ..fastir import append_op, create_op
+from ..fastir import append_op, create_op, new_block
 from . import attributes as A
 from .driver import Tok
 
@@ -547,12 +547,16 @@ class IRBuilder:
             return None
         scope.saw_label = True
         fwd = scope.block_fwd.pop(label, None)
-        block = fwd[0] if fwd is not None else Block()
+        if fwd is None:
+            block = new_block([typ for _, typ in args])
+            new_args = block.args
+        else:  # a block branched to before: its arguments come now
+            block = fwd[0]
+            new_args = [block.insert_arg(typ, len(block.args)) for _, typ in args]
         scope.blocks[label] = block
         scope.region.add_block(block)
         scope.block = block
-        for name_tok, typ in args:
-            arg = block.insert_arg(typ, len(block.args))
+        for (name_tok, _), arg in zip(args, new_args, strict=True):
             self.define(name_tok.value, arg, name_tok)
         return None
 
