@@ -23,6 +23,7 @@ from xdsl.transforms.canonicalization_patterns.arith import (
     FoldConstsByReassociation,
 )
 
+from tfrt.dialects.fastir import walk
 from tfrt.passes.dce import region_dce
 from tfrt.passes.effects import facts, is_trivially_dead
 
@@ -112,13 +113,39 @@ def _patterns(cls: type[Operation]) -> tuple[RewritePattern, ...]:
 def _may_rewrite(op: Operation) -> bool:
     """Could :class:`_Canonicalize` change ``op`` at all?"""
     f = facts(op)
-    return f.has_patterns or (f.has_folder and not f.constant_or_unknown) or is_trivially_dead(op)
+    if f.has_folder and not f.constant_or_unknown:
+        return True
+    if f.has_patterns:
+        for pattern in _patterns(type(op)):
+            needs = _NEEDS.get(type(pattern))
+            if needs is None or needs(op):
+                return True
+    return is_trivially_dead(op)
 
 
 @dataclass(eq=False, repr=False)
 class _Walker(PatternRewriteWalker):
     """xDSL's walker, which skips the ops nothing can rewrite before it sets
     up a rewriter for them (most ops of a program)."""
+
+    def _populate_worklist(self, op: Operation | Region | Block) -> None:
+        worklist = self._worklist
+        if not isinstance(op, Region) or worklist:
+            super()._populate_worklist(op)
+            return
+        # xDSL pushes the region's ops in reverse pre-order (a stack: they pop
+        # in pre-order); the same list, built without generators.
+        ops: list[Operation] = []
+        block = op.first_block
+        while block is not None:
+            top = block.first_op
+            while top is not None:
+                ops.extend(walk(top))
+                top = top.next_op
+            block = block.next_block
+        ops.reverse()
+        worklist._stack = ops  # noqa: SLF001 - an empty worklist, filled at once
+        worklist._map = {o: i for i, o in enumerate(ops)}  # noqa: SLF001
 
     def _process_worklist(self, listener: PatternRewriterListener) -> bool:
         done = False
