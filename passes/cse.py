@@ -110,9 +110,9 @@ class _CSE:
         i = self._index(op, found)
         return None if i < 0 else found[i]
 
-    def remember(self, op: Operation, key: tuple) -> None:
-        """Make ``op`` the known op of its class (replacing an equal one)."""
-        found = self.known.get(key)
+    def remember(self, op: Operation, key: tuple, found: tuple[Operation, ...] | None) -> None:
+        """Make ``op`` the known op of its class (replacing an equal one);
+        ``found``: what ``key`` maps to now."""
         self.undo.append((key, found))
         if not found:
             self.known[key] = (op,)
@@ -179,20 +179,21 @@ class _CSE:
             reads = True
         key = _key(op)
         try:
-            existing = self.lookup(op, key)
+            found = self.known.get(key)
         except TypeError:  # an attribute that cannot be hashed
             return
-        if existing is not None:
-            if not reads or (
-                op.parent is existing.parent and not _may_write_between(existing, op)
-            ):
-                self.replace(op, existing)
-                return
-            if reads:
-                # A candidate, but not replaceable here: later ones may match it.
-                self.remember(op, key)
-                return
-        self.remember(op, key)
+        if found:
+            i = self._index(op, found)
+            if i >= 0:
+                existing = found[i]
+                if not reads or (
+                    op.parent is existing.parent and not _may_write_between(existing, op)
+                ):
+                    self.replace(op, existing)
+                    return
+        # A candidate for later ops (one that only reads and could not be
+        # replaced here takes the place of the equal op it met).
+        self.remember(op, key, found)
 
     def replace(self, op: Operation, existing: Operation) -> None:
         for old, new in zip(op.results, existing.results, strict=True):
