@@ -15,7 +15,8 @@ an op class with a ``create`` or ``__post_init__`` of its own goes through
 ``SSAValue.replace_all_uses_with`` and ``detach`` + ``erase``, minus a new
 operand tuple per use and an ``ErasedSSAValue`` per unused result;
 :func:`walk` is ``list(op.walk())`` without a generator per region and block;
-:func:`append_op` is ``Block.add_op`` for an op just built;
+:func:`append_op` and :func:`insert_op_before` are ``Block.add_op`` and
+``Block.insert_op_before`` for an op just built;
 :func:`new_block` and :func:`new_region` are ``Block(arg_types=...)`` and
 ``Region(block)``.
 """
@@ -31,6 +32,7 @@ from xdsl.irdl import IRDLOperation, OptionalDef
 
 __all__ = [
     "append_op",
+    "insert_op_before",
     "create_op",
     "erase_op",
     "new_block",
@@ -291,3 +293,22 @@ def new_region(block: Block) -> Region:
     region._last_block = block
     block.parent = region
     return region
+
+
+def insert_op_before(new_op: Operation, existing: Operation) -> None:
+    """``existing.parent.insert_op_before(new_op, existing)`` for an op that
+    cannot hold that block (one just built): without the ancestor walk."""
+    block = existing.parent
+    if block is None:
+        raise ValueError("Can't insert operation before operation not in current block")
+    if new_op.parent is not None:
+        raise ValueError("Can't add to a block an operation already attached to a block.")
+    new_op.parent = block
+    prev = existing._prev_op
+    new_op._prev_op = prev
+    new_op._next_op = existing
+    existing._prev_op = new_op
+    if prev is None:
+        block._first_op = new_op
+    else:
+        prev._next_op = new_op

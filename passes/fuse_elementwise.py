@@ -29,7 +29,15 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tfrt.dialects.fastir import erase_op, walk
-from tfrt.passes.lowering import element_name, literal, make_op, replace, str_attr
+from tfrt.passes.lowering import (
+    element_name,
+    literal,
+    make_op,
+    replace,
+    scalar_constant,
+    splat_constant,
+    str_attr,
+)
 
 _FUSIBLE = ("tfrt_array.elementwise", "tfrt_scalar.eval")
 
@@ -255,8 +263,6 @@ def fuse_into(consumer: Operation, k: int, producer: Operation, first: int = 0) 
 def inline_constants(op: Operation) -> Operation | None:
     """``op`` with its scalar-constant operands, and tensors it knows to be
     splats of one value, written as literals (None if it has none)."""
-    from tfrt.passes.lowering import scalar_constant, splat_constant
-
     operands = list(op.operands)
     consts = {}
     for i, v in enumerate(operands):

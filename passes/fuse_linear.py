@@ -32,7 +32,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
-from tfrt.dialects.fastir import erase_op, replace_all_uses, walk
+from tfrt.dialects.fastir import erase_op, insert_op_before, replace_all_uses, walk
 from tfrt.passes.fuse_elementwise import substitute
 from tfrt.passes.lowering import element_name, i64_array, make_op, scalar_constant, str_attr
 
@@ -78,8 +78,7 @@ class FuseLinearPass(ModulePass):
             attrs["types"] = str_attr(",".join([element_name(rtype)] + [element_name(v.type) for v in others]))
             new = make_op(lin.name, [*lin.operands, *others], [utype], attrs, at=lin)
             # The fused kernel runs where the elementwise op ran (its operands exist there).
-            block = user.parent_block()
-            block.insert_op_before(new, user)
+            insert_op_before(new, user)
             replace_all_uses(user.results[0], new.results[0])
             erase_op(user)
             erase_op(lin)

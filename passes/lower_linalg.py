@@ -634,8 +634,12 @@ class LowerLinalgPass(ModulePass):
     name = "lower-linalg"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        todo = [o for o in walk(op) if o.name.startswith("linalg.") and o.parent_op() is not None
-                and not o.parent_op().name.startswith("linalg.")]  # fmt: skip
+        todo = []
+        for o in walk(op):
+            if o.name.startswith("linalg."):
+                parent = o.parent_op()
+                if parent is not None and not parent.name.startswith("linalg."):
+                    todo.append(o)
         for o in todo:
             _lower(o)
 

@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tfrt.diagnostics import DiagnosticError
-from tfrt.dialects.fastir import create_op, erase_op, replace_all_uses
+from tfrt.dialects.fastir import create_op, erase_op, insert_op_before, replace_all_uses
 from tfrt.dialects.syntax.verify import op_error
 
 # Element types the kernels compute on (docs/compiler.md); index is i64.
@@ -331,10 +331,9 @@ def str_attr(s: str):
 
 def replace(op: Operation, new_ops: Sequence[Operation], results: Sequence[SSAValue]) -> None:
     """Insert ``new_ops`` before ``op``, redirect its results to ``results``, erase it."""
-    block = op.parent_block()
-    assert block is not None
+    assert op.parent is not None
     for new in new_ops:
-        block.insert_op_before(new, op)
+        insert_op_before(new, op)
     for old, new_value in zip(op.results, results):
         replace_all_uses(old, new_value)
     erase_op(op)

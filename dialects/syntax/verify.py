@@ -162,8 +162,8 @@ def _signature(op: Operation) -> tuple | None:
         extra = None
     return (
         type(op),
-        tuple(v.type for v in op._operands),  # noqa: SLF001
-        tuple(r.type for r in op.results),
+        tuple([v._type for v in op._operands]),  # noqa: SLF001 - no property per value
+        tuple([r._type for r in op.results]),  # noqa: SLF001
         tuple(op.properties.items()),
         tuple(op.attributes.items()),
         extra,

@@ -187,3 +187,21 @@ def test_new_block_and_region_are_what_xdsl_builds():
     assert r2.block is ours and ours.parent is r2
     with pytest.raises(ValueError):
         new_region(ours)
+
+
+def test_insert_op_before_links_like_xdsl():
+    from tfrt.dialects.fastir import insert_op_before
+
+    block, ops = _chain()
+    new = create_op(arith.AddfOp, list(block.args), [f32])
+    insert_op_before(new, ops["a"])
+    first = create_op(arith.AddfOp, list(block.args), [f32])
+    insert_op_before(first, new)
+    middle = create_op(arith.AddfOp, list(block.args), [f32])
+    insert_op_before(middle, ops["c"])
+    got = list(block.ops)
+    assert got[:3] == [first, new, ops["a"]] and got[got.index(middle) + 1] is ops["c"]
+    assert all(op.parent is block for op in got)
+    assert [o.prev_op for o in got[1:]] == got[:-1]
+    with pytest.raises(ValueError):
+        insert_op_before(middle, ops["d"])  # already in a block
