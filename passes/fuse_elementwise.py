@@ -35,6 +35,7 @@ from tfrt.passes.lowering import (
     make_op,
     replace,
     scalar_constant,
+    shape_of,
     splat_constant,
     str_attr,
 )
@@ -332,7 +333,7 @@ def _references(expr: str, name: str) -> int:
 
 
 def _shape(v: SSAValue):
-    return tuple(v.type.get_shape()) if isinstance(v.type, TensorType) else None
+    return shape_of(v.type) if isinstance(v.type, TensorType) else None
 
 
 @dataclass(frozen=True)

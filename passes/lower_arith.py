@@ -42,6 +42,7 @@ from tfrt.passes.lowering import (
     make_op,
     op_expr,
     replace,
+    shape_of,
 )
 
 
@@ -84,8 +85,8 @@ def lower_expr_op(op: Operation) -> None:
         check_value_type(op, v.type)
     if len(op.results) != 1:
         raise cannot_lower(op, "ops with several results are not supported")
-    shapes = {tuple(v.type.get_shape()) for v in op.operands if isinstance(v.type, TensorType)}
-    if isinstance(rtype, TensorType) and shapes - {tuple(rtype.get_shape())}:
+    shapes = {shape_of(v.type) for v in op.operands if isinstance(v.type, TensorType)}
+    if isinstance(rtype, TensorType) and shapes - {shape_of(rtype)}:
         raise cannot_lower(op, "operand and result shapes differ")
     expr = op_expr(op, [f"a{i}" for i in range(len(op.operands))])
     new = elementwise(expr, list(op.operands), rtype, op)

@@ -57,6 +57,7 @@ from tfrt.passes.lowering import (
     op_expr,
     replace,
     scalar_constant,
+    shape_of,
     splat_constant,
     str_attr,
     tensor_type,
@@ -131,12 +132,12 @@ class _Builder:
         if list(perm) == list(range(len(perm))):
             return x
         t = x.type
-        shape = [t.get_shape()[p] for p in perm]
+        shape = [shape_of(t)[p] for p in perm]
         return self.kernel("tfrt_array.transpose", [x], tensor_type(shape, t.element_type),
                            {"perm": i64_array(perm)})  # fmt: skip
 
     def reshape(self, x: SSAValue, shape: Sequence[int]) -> SSAValue:
-        if list(x.type.get_shape()) == list(shape):
+        if list(shape_of(x.type)) == list(shape):
             return x
         return self.kernel("tfrt_array.reshape", [x], tensor_type(shape, x.type.element_type),
                            {"shape": i64_array(shape)})  # fmt: skip
@@ -206,6 +207,21 @@ _ITERATORS: dict[int, tuple] = {}
 
 
 def _dims(m: AffineMap, op: Operation) -> list[int]:
+    found = _DIMS.get(id(m))
+    if found is not None and found[0] is m:
+        return list(found[1])
+    dims = _dims_of(m, op)
+    if len(_DIMS) > 1024:
+        _DIMS.clear()
+    _DIMS[id(m)] = (m, tuple(dims))
+    return dims
+
+
+# id(map) -> (the map, its result dimensions): maps are shared attributes.
+_DIMS: dict[int, tuple] = {}
+
+
+def _dims_of(m: AffineMap, op: Operation) -> list[int]:
     dims = []
     for e in m.results:
         if not isinstance(e, AffineDimExpr):
@@ -293,7 +309,7 @@ def _lower_structured(op: Operation, b: _Builder) -> list[SSAValue]:
     for v, m in zip((*ins, *outs), maps):
         dims = _dims(m, op)
         operand_dims.append(dims)
-        shape = v.type.get_shape() if isinstance(v.type, TensorType) else ()
+        shape = shape_of(v.type) if isinstance(v.type, TensorType) else ()
         for j, d in enumerate(dims):
             if ranges[d] is None:
                 ranges[d] = shape[j]
@@ -450,10 +466,10 @@ def _matmul(op: Operation, b: _Builder) -> SSAValue:
     for v in (lhs, rhs, init):
         check_value_type(op, v.type)
     attrs = {
-        "epilogue": str_attr(""), "shape": i64_array(rtype.get_shape()),
+        "epilogue": str_attr(""), "shape": i64_array(shape_of(rtype)),
         "transpose_a": i1_attr(False), "transpose_b": i1_attr(False), "types": str_attr(""),
     }  # fmt: skip
-    product = b.kernel("tfrt_array.matmul", [lhs, rhs], tensor_type(rtype.get_shape(), rtype.element_type), attrs)
+    product = b.kernel("tfrt_array.matmul", [lhs, rhs], tensor_type(shape_of(rtype), rtype.element_type), attrs)
     return b.combine_init("sum", init, product, rtype)
 
 

@@ -107,6 +107,23 @@ def kernel_type(t: Attribute) -> Attribute:
     return t
 
 
+def shape_of(t: TensorType) -> tuple[int, ...]:
+    """``tuple(t.get_shape())``, decoded once per type object (types are
+    shared: the parser makes one per spelling, the passes reuse them)."""
+    found = _SHAPES.get(id(t))
+    if found is not None and found[0] is t:
+        return found[1]
+    shape = tuple(t.get_shape())
+    if len(_SHAPES) > 4096:
+        _SHAPES.clear()
+    _SHAPES[id(t)] = (t, shape)
+    return shape
+
+
+# id(type) -> (the type, its shape); the type is kept, so ids stay unique.
+_SHAPES: dict[int, tuple[Attribute, tuple[int, ...]]] = {}
+
+
 def check_value_type(op: Operation, t: Attribute) -> Attribute:
     """Raise at ``op`` unless ``t`` is a static-shape tensor or a scalar of a
     supported element type; return its kernel IR type."""
@@ -359,7 +376,7 @@ def elementwise(
         attrs = {
             "expr": str_attr(expr),
             "inplace": i64_attr(-1),
-            "shape": i64_array(result_type.get_shape()),
+            "shape": i64_array(shape_of(result_type)),
             "types": types,
         }
         return make_op("tfrt_array.elementwise", operands, [result_type], attrs, at=at)
