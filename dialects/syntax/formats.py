@@ -662,9 +662,11 @@ class OpPlan:
 
     def build(self, b, st: OpState, children, slots: list[Slot]):
         apply_slots(b, st, slots, children)
-        # The operand and result types follow from what the text spelled
-        # (types, attributes, operand counts), which repeats from op to op:
-        # resolved once per spelling.
+        if None not in st.otypes and None not in st.rtypes:
+            return self._create(b, st, st.otypes, st.rtypes)  # all spelled in the text
+        # The missing types follow from what the text spelled (types,
+        # attributes, operand counts), which repeats from op to op: resolved
+        # once per spelling.
         try:
             key = (
                 tuple(None if ops is None else len(ops) for ops in st.operands),
