@@ -18,6 +18,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import HasCanonicalizationPatternsTrait
+from xdsl.utils.worklist import _MISSING
 from xdsl.transforms.canonicalization_patterns.arith import (
     FoldConstConstOp,
     FoldConstsByReassociation,
@@ -149,10 +150,15 @@ class _Walker(PatternRewriteWalker):
 
     def _process_worklist(self, listener: PatternRewriterListener) -> bool:
         done = False
-        worklist = self._worklist
+        # Worklist.pop, inlined: the stack's end, skipping removed entries.
+        stack = self._worklist._stack  # noqa: SLF001
+        index = self._worklist._map  # noqa: SLF001
         rewriter: PatternRewriter | None = None
-        while worklist:
-            op = worklist.pop()
+        while stack:
+            op = stack.pop()
+            if op is _MISSING:
+                continue
+            del index[op]
             if not _may_rewrite(op):
                 continue
             if rewriter is None:
