@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import walk
 from tfrt.passes.lowering import element_name
 
 # Kernels whose result is a new, writable, contiguous array.
@@ -50,7 +51,7 @@ class ReuseBuffersPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from tfrt.kernels.expr import inplace_safe
 
-        for o in op.walk():
+        for o in walk(op):
             if o.name == "tfrt_array.elementwise" and o.properties["inplace"].value.data < 0:
                 rtype = o.results[0].type
                 types = tuple(t for t in o.properties["types"].data.split(",") if t)
