@@ -35,6 +35,7 @@ parseNamedStructuredOp, GenericOp/ReduceOp/TransposeOp/BroadcastOp::parse):
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Sequence
 
@@ -575,7 +576,7 @@ class LinalgGenericTraitsRule(DirectiveRule):
         iterators, tok = entries.pop(d.iterator_types.name, (None, st.tok))
         if not isinstance(iterators, ArrayAttr):
             raise b.error("expected iterator_types array attribute", tok)
-        from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
+        from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 
         kinds = []
         for it in iterators.data:
@@ -584,16 +585,29 @@ class LinalgGenericTraitsRule(DirectiveRule):
                 continue
             text = it.data if isinstance(it, StringAttr) else str(it)
             try:
-                kinds.append(IteratorTypeAttr(IteratorType(text)))
+                kinds.append(_iterator_type(text))
             except ValueError:
                 raise b.error(f"unexpected iterator_type ({text})", tok) from None
         _store(st, d.indexing_maps, maps)
-        _store(st, d.iterator_types, ArrayAttr(kinds))
+        _store(st, d.iterator_types, _iterator_types(tuple(kinds)))
         for var in (d.doc, d.library_call):
             value, _ = entries.pop(var.name, (None, None))
             if value is not None:
                 _store(st, var, value)
         st.attrs.update((key, value) for key, (value, _) in entries.items())
+
+
+@functools.lru_cache(maxsize=64)
+def _iterator_type(text: str) -> Attribute:
+    """``#linalg.iterator_type<text>`` (attributes are immutable: shared)."""
+    from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
+
+    return IteratorTypeAttr(IteratorType(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _iterator_types(kinds: tuple[Attribute, ...]) -> ArrayAttr:
+    return ArrayAttr(kinds)
 
 
 @irdl_custom_directive
