@@ -134,6 +134,37 @@ def _regexp(t) -> str:
     return t.pattern.to_regexp()
 
 
+class _ShiftReduce(tuple):
+    """A shift to a state whose only action is to reduce the one token
+    shifted (``type: FLOAT_TYPE``): ``(goto state, callback)``, done at once."""
+
+    __slots__ = ()
+
+
+def _compress_unit_reductions(states: dict[int, dict[str, object]]) -> None:
+    """Fold each shift of a terminal that the next state reduces alone, on
+    every lookahead, into one step: the callback runs on the token and the
+    parser goes where the reduction would have taken it.
+
+    Every terminal the state after the reduction accepts is a lookahead of
+    that reduction, so the folded table accepts the same inputs; a wrong
+    token is found one step later, with the same expected terminals."""
+    for state, row in states.items():
+        for sym, action in list(row.items()):
+            if action.__class__ is not int or not sym.isupper():
+                continue
+            target = states[action]
+            reduce = next(iter(target.values()), None)
+            if reduce is None or reduce.__class__ is not tuple or reduce[0] != 1:
+                continue
+            if any(a is not reduce for a in target.values()):
+                continue
+            goto = row.get(reduce[1])
+            if goto.__class__ is not int:
+                continue
+            row[sym] = _ShiftReduce((goto, reduce[2]))
+
+
 def _specialize(callback):
     """lark's child filter for one rule as straight-line code.
 
@@ -232,6 +263,7 @@ class FastParser:
                     row[sym] = info
             self.states[state] = row
             self.expected[state] = frozenset(s for s in actions if s.isupper())
+        _compress_unit_reductions(self.states)
 
         # One scanner per set of acceptable terminals, compiled on first use
         # (a grammar has a hundred or so; most inputs meet a few of them).
@@ -359,6 +391,11 @@ class FastParser:
                                 push_value(None)
                                 state = action
                                 break
+                            if action.__class__ is _ShiftReduce:
+                                state, callback = action
+                                push_state(state)
+                                push_value(callback([None]))
+                                break
                             size, origin, callback = action
                             if size:
                                 rhs = value_stack[-size:]
@@ -388,6 +425,13 @@ class FastParser:
                     push_value(tok)
                     state = action
                     break
+                if action.__class__ is _ShiftReduce:
+                    state, callback = action
+                    push_state(state)
+                    if tok is None:
+                        tok = make_token(ttype, m.group(ttype), m.start(ttype), index)
+                    push_value(callback([tok]))
+                    break
                 size, origin, callback = action
                 if size:
                     rhs = value_stack[-size:]
@@ -412,6 +456,10 @@ class FastParser:
                 state_stack.append(action)
                 value_stack.append(tok)
                 return None
+            if action.__class__ is _ShiftReduce:
+                state_stack.append(action[0])
+                value_stack.append(action[1]([tok]))
+                return None
             size, origin, callback = action
             if size:
                 s = value_stack[-size:]
@@ -435,7 +483,7 @@ class FastParser:
                 action = self.states[stack[-1]].get(term)
                 if action is None:
                     break
-                if action.__class__ is int:
+                if action.__class__ is int or action.__class__ is _ShiftReduce:
                     out.add(term)
                     break
                 size, origin, _ = action
