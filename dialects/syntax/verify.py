@@ -17,6 +17,9 @@ MLIR.
 
 from __future__ import annotations
 
+import itertools
+import threading
+
 from xdsl.dialects.builtin import (
     CallSiteLoc,
     FileLineColLoc,
@@ -84,21 +87,17 @@ def verify_module(module: Operation) -> None:
     verified = _VERIFIED
     for n, op in enumerate(_walk(module)):
         order[op] = n
-        key = _signature(op)
+        try:
+            key = _signature(op)
+        except TypeError:  # an unhashable attribute: verify each time
+            key = None
         if key is None:
             _verify_op(op)
-        else:
-            try:
-                seen = key in verified
-            except TypeError:  # an unhashable attribute: verify each time
-                seen = None
-                _verify_op(op)
-            if seen is False:
-                _verify_op(op)
-                if len(verified) >= _MAX_VERIFIED:
-                    verified.clear()
-                verified[key] = True
-            # else: an op equal in all that its verifier reads has passed
+        elif key not in verified:  # else: an op equal in all its verifier reads passed
+            _verify_op(op)
+            if len(verified) >= _MAX_VERIFIED:
+                verified.clear()
+            verified[key] = True
         block = op.parent
         for i, operand in enumerate(op._operands):  # noqa: SLF001 - no view object per op
             if operand.__class__ is ErasedSSAValue:
@@ -134,27 +133,51 @@ _VERIFIED: dict[tuple, bool] = {}
 _MAX_VERIFIED = 4096
 
 
+def _kind(name: str) -> int:
+    """0: verified each time; 1: self-contained; 2: local with regions."""
+    kind = _KINDS.get(name)
+    if kind is None:
+        if name in _LOCAL_WITH_REGIONS:
+            kind = 2
+        elif name.split(".", 1)[0] in _SELF_CONTAINED and "constant" not in name:
+            kind = 1
+        else:
+            kind = 0
+        if len(_KINDS) < 4096:
+            _KINDS[name] = kind
+    return kind
+
+
+_KINDS: dict[str, int] = {}
+
+
 def _signature(op: Operation) -> tuple | None:
     """What ``op``'s verifier reads, when that is all it reads; else None."""
-    name = op.name
-    if name in _LOCAL_WITH_REGIONS:
-        if op.successors:
+    kind = _KINDS.get(op.name)
+    if kind is None:
+        kind = _kind(op.name)
+    if kind == 2:
+        if op._successors:  # noqa: SLF001 - no view object
             return None
         block = op.parent
         region = None if block is None else block.parent
         parent = None if region is None else region.parent
         extra = (
             tuple(
-                None if (b := r.first_block) is None else (b.next_block is None, b.arg_types)
-                for r in op.regions
+                [
+                    None
+                    if (b := r._first_block) is None  # noqa: SLF001
+                    else (b._next_block is None, tuple([_canon(a._type) for a in b._args]))  # noqa: SLF001
+                    for r in op.regions
+                ]
             ),
             block is not None and block.last_op is op,
             type(parent),
         )
-    elif name.split(".", 1)[0] not in _SELF_CONTAINED or "constant" in name:
+    elif kind == 0:
         return None
     else:
-        if op.regions or op.successors:
+        if op.regions or op._successors:  # noqa: SLF001
             return None
         block = op.parent
         if block is not None and block.last_op is op:
@@ -162,12 +185,43 @@ def _signature(op: Operation) -> tuple | None:
         extra = None
     return (
         type(op),
-        tuple([v._type for v in op._operands]),  # noqa: SLF001 - no property per value
-        tuple([r._type for r in op.results]),  # noqa: SLF001
-        tuple(op.properties.items()),
-        tuple(op.attributes.items()),
+        tuple([_canon(v._type) for v in op._operands]),  # noqa: SLF001 - no property per value
+        tuple([_canon(r._type) for r in op.results]),  # noqa: SLF001
+        tuple([(k, _canon(v)) for k, v in op.properties.items()]),
+        tuple([(k, _canon(v)) for k, v in op.attributes.items()]),
         extra,
     )
+
+
+# Attributes in signatures are numbered by value (equal attributes, one
+# number), so that a signature hashes as a few small ints: hashing a tensor
+# type or an array of affine maps walks all of it, every time.  An attribute
+# object is looked up by identity first (the parser shares them), then by
+# value.  Numbers are never reused, so a number in a remembered signature
+# always stands for the same value.
+_CANON_BY_ID: dict[int, tuple[Attribute, int]] = {}
+_CANON_BY_VALUE: dict[Attribute, int] = {}
+_CANON_NEXT = itertools.count()
+_CANON_LOCK = threading.Lock()
+_MAX_CANON = 16384
+
+
+def _canon(attr: Attribute) -> int:
+    """The number of ``attr``'s value (raises TypeError when it cannot be hashed)."""
+    found = _CANON_BY_ID.get(id(attr))
+    if found is not None and found[0] is attr:
+        return found[1]
+    with _CANON_LOCK:
+        number = _CANON_BY_VALUE.get(attr)
+        if number is None:
+            if len(_CANON_BY_VALUE) >= _MAX_CANON:
+                _CANON_BY_VALUE.clear()
+                _CANON_BY_ID.clear()
+            number = _CANON_BY_VALUE[attr] = next(_CANON_NEXT)
+        if len(_CANON_BY_ID) >= _MAX_CANON:
+            _CANON_BY_ID.clear()
+        _CANON_BY_ID[id(attr)] = (attr, number)
+    return number
 
 
 def _verify_op(op: Operation) -> None:
