@@ -203,6 +203,21 @@ EXPR_OPS = frozenset({*_BINARY, *_UNARY, *_CASTS, "arith.cmpi", "arith.cmpf", "a
 
 def element_name(t: Attribute) -> str:
     """The expression language's name of ``t``'s element type (index -> i64)."""
+    found = _ELEMENT_NAMES_BY_ID.get(id(t))
+    if found is not None and found[0] is t:
+        return found[1]
+    name = _element_name(t)
+    if len(_ELEMENT_NAMES_BY_ID) > 4096:
+        _ELEMENT_NAMES_BY_ID.clear()
+    _ELEMENT_NAMES_BY_ID[id(t)] = (t, name)
+    return name
+
+
+# id(type) -> (the type, its element name): types are shared objects.
+_ELEMENT_NAMES_BY_ID: dict[int, tuple[Attribute, str]] = {}
+
+
+def _element_name(t: Attribute) -> str:
     elem = t.element_type if isinstance(t, TensorType) else t
     try:
         return _ELEMENT_NAMES[elem]
