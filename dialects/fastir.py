@@ -18,11 +18,14 @@ operand tuple per use and an ``ErasedSSAValue`` per unused result;
 :func:`append_op` and :func:`insert_op_before` are ``Block.add_op`` and
 ``Block.insert_op_before`` for an op just built;
 :func:`new_block` and :func:`new_region` are ``Block(arg_types=...)`` and
-``Region(block)``.
+``Region(block)``; :func:`canon` numbers attributes by value, for keys that
+hash fast.
 """
 
 from __future__ import annotations
 
+import itertools
+import threading
 from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import UNKNOWN_LOC
@@ -32,6 +35,7 @@ from xdsl.irdl import IRDLOperation, OptionalDef
 
 __all__ = [
     "append_op",
+    "canon",
     "insert_op_before",
     "create_op",
     "erase_op",
@@ -312,3 +316,34 @@ def insert_op_before(new_op: Operation, existing: Operation) -> None:
         block._first_op = new_op
     else:
         prev._next_op = new_op
+
+
+# Attributes are numbered by value (equal attributes, one number), so that a
+# key made of attributes hashes as a few small ints: hashing a tensor type or
+# an array of affine maps walks all of it, every time.  An attribute object
+# is looked up by identity first (the parser and the passes share them), then
+# by value.  Numbers are never reused, so a number in a remembered key always
+# stands for the same value.
+_CANON_BY_ID: dict[int, tuple[Attribute, int]] = {}
+_CANON_BY_VALUE: dict[Attribute, int] = {}
+_CANON_NEXT = itertools.count()
+_CANON_LOCK = threading.Lock()
+_MAX_CANON = 16384
+
+
+def canon(attr: Attribute) -> int:
+    """The number of ``attr``'s value (TypeError when it cannot be hashed)."""
+    found = _CANON_BY_ID.get(id(attr))
+    if found is not None and found[0] is attr:
+        return found[1]
+    with _CANON_LOCK:
+        number = _CANON_BY_VALUE.get(attr)
+        if number is None:
+            if len(_CANON_BY_VALUE) >= _MAX_CANON:
+                _CANON_BY_VALUE.clear()
+                _CANON_BY_ID.clear()
+            number = _CANON_BY_VALUE[attr] = next(_CANON_NEXT)
+        if len(_CANON_BY_ID) >= _MAX_CANON:
+            _CANON_BY_ID.clear()
+        _CANON_BY_ID[id(attr)] = (attr, number)
+    return number

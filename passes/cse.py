@@ -11,6 +11,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import MemoryEffectKind
 
+from tfrt.dialects.fastir import canon
 from tfrt.passes.effects import (
     facts,
     get_effects,
@@ -69,11 +70,13 @@ def _key(op: Operation) -> tuple:
     name = op.name
     if name == "builtin.unregistered" and isinstance(op, UnregisteredOp):
         name = op.op_name.data
+    # Attributes and types by their numbers (fastir.canon): equal values,
+    # equal numbers, and a key that hashes without walking them.
     return (
         name,
-        frozenset(op.attributes.items()) if op.attributes else None,
-        frozenset(op.properties.items()) if op.properties else None,
-        tuple(r.type for r in op.results),
+        frozenset([(k, canon(v)) for k, v in op.attributes.items()]) if op.attributes else None,
+        frozenset([(k, canon(v)) for k, v in op.properties.items()]) if op.properties else None,
+        tuple([canon(r._type) for r in op.results]),  # noqa: SLF001
         op._operands,  # noqa: SLF001 - values hash by identity
     )
 
@@ -177,11 +180,11 @@ class _CSE:
             if not only_reads(op):
                 return
             reads = True
-        key = _key(op)
         try:
-            found = self.known.get(key)
+            key = _key(op)
         except TypeError:  # an attribute that cannot be hashed
             return
+        found = self.known.get(key)
         if found:
             i = self._index(op, found)
             if i >= 0:

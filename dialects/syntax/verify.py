@@ -17,8 +17,6 @@ MLIR.
 
 from __future__ import annotations
 
-import itertools
-import threading
 
 from xdsl.dialects.builtin import (
     CallSiteLoc,
@@ -32,6 +30,7 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.ir.core import ErasedSSAValue
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
+from tfrt.dialects.fastir import canon as _canon
 
 
 def source_loc(loc: Attribute | None) -> SourceLoc | None:
@@ -191,37 +190,6 @@ def _signature(op: Operation) -> tuple | None:
         tuple([(k, _canon(v)) for k, v in op.attributes.items()]),
         extra,
     )
-
-
-# Attributes in signatures are numbered by value (equal attributes, one
-# number), so that a signature hashes as a few small ints: hashing a tensor
-# type or an array of affine maps walks all of it, every time.  An attribute
-# object is looked up by identity first (the parser shares them), then by
-# value.  Numbers are never reused, so a number in a remembered signature
-# always stands for the same value.
-_CANON_BY_ID: dict[int, tuple[Attribute, int]] = {}
-_CANON_BY_VALUE: dict[Attribute, int] = {}
-_CANON_NEXT = itertools.count()
-_CANON_LOCK = threading.Lock()
-_MAX_CANON = 16384
-
-
-def _canon(attr: Attribute) -> int:
-    """The number of ``attr``'s value (raises TypeError when it cannot be hashed)."""
-    found = _CANON_BY_ID.get(id(attr))
-    if found is not None and found[0] is attr:
-        return found[1]
-    with _CANON_LOCK:
-        number = _CANON_BY_VALUE.get(attr)
-        if number is None:
-            if len(_CANON_BY_VALUE) >= _MAX_CANON:
-                _CANON_BY_VALUE.clear()
-                _CANON_BY_ID.clear()
-            number = _CANON_BY_VALUE[attr] = next(_CANON_NEXT)
-        if len(_CANON_BY_ID) >= _MAX_CANON:
-            _CANON_BY_ID.clear()
-        _CANON_BY_ID[id(attr)] = (attr, number)
-    return number
 
 
 def _verify_op(op: Operation) -> None:

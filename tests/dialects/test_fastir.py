@@ -205,3 +205,14 @@ def test_insert_op_before_links_like_xdsl():
     assert [o.prev_op for o in got[1:]] == got[:-1]
     with pytest.raises(ValueError):
         insert_op_before(middle, ops["d"])  # already in a block
+
+
+def test_canon_numbers_attributes_by_value():
+    from xdsl.dialects.builtin import ArrayAttr, TensorType, i32
+
+    from tfrt.dialects.fastir import canon
+
+    a, b = TensorType(f32, [2, 3]), TensorType(f32, [2, 3])
+    assert a is not b and canon(a) == canon(b) == canon(a)
+    assert canon(TensorType(f32, [3, 2])) != canon(a)
+    assert canon(ArrayAttr([i32])) == canon(ArrayAttr([i32])) != canon(i32)
