@@ -41,7 +41,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 
-from tfrt.dialects.fastir import walk
+from tfrt.dialects.fastir import canon, walk
 from tfrt.passes.lowering import (
     EXPR_OPS,
     cannot_lower,
@@ -456,11 +456,20 @@ def _matmul_maps() -> list[AffineMap]:
     ]
 
 
+@functools.cache
+def _matmul_maps_number() -> int:
+    """``canon`` of the default maps as an ``indexing_maps`` attribute: equal
+    maps, equal numbers (the maps are compared without walking them)."""
+    from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr
+
+    return canon(ArrayAttr([AffineMapAttr(m) for m in _matmul_maps()]))
+
+
 def _matmul(op: Operation, b: _Builder) -> SSAValue:
     lhs, rhs = b.ins
     (init,) = b.outs
     if op.name == "linalg.matmul":
-        if [m.data for m in op.indexing_maps.data] != _matmul_maps():  # type: ignore[attr-defined]
+        if canon(op.indexing_maps) != _matmul_maps_number():  # type: ignore[attr-defined]
             return None  # type: ignore[return-value]  # the generic path handles it
     rtype = op.results[0].type
     for v in (lhs, rhs, init):
