@@ -36,8 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType, i64
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 
@@ -348,8 +348,6 @@ def _lower_structured(op: Operation, b: _Builder) -> list[SSAValue]:
 
     def index_operand(d: int) -> str:
         if d not in iotas:
-            from xdsl.dialects.builtin import i64
-
             operands.append(b.kernel("tfrt_array.iota", [], tensor_type(full, i64),
                                      {"dim": i64_attr(d), "shape": i64_array(full)}))  # fmt: skip
             iotas[d] = f"a{len(operands) - 1}"
@@ -388,8 +386,6 @@ def _lower_structured(op: Operation, b: _Builder) -> list[SSAValue]:
 
 def _lower_reduction(op, b, o, yielded, out, out_dims, iterators, full, exprs, operands,
                      arg_index, args, n_ins, maps) -> SSAValue:  # fmt: skip
-    from xdsl.ir import OpResult
-
     out_arg = args[n_ins + o]
     if not isinstance(yielded, OpResult) or yielded.op.name not in _COMBINERS:
         raise cannot_lower(op, "a reduction body must yield combine(out, f(inputs)) with combine one of "
@@ -433,8 +429,6 @@ def _lower_reduction(op, b, o, yielded, out, out_dims, iterators, full, exprs, o
 
 
 def _uses(v: SSAValue, target: SSAValue, depth: int = 0) -> bool:
-    from xdsl.ir import OpResult
-
     if v is target:
         return True
     if not isinstance(v, OpResult) or depth > 64:
@@ -548,8 +542,6 @@ def _reduce(op: Operation, b: _Builder) -> list[SSAValue]:
     check_value_type(op, x.type)
     block = op.regions[0].blocks[0]
     yielded = block.last_op.operands[0]  # type: ignore[union-attr]
-    from xdsl.ir import OpResult
-
     if not isinstance(yielded, OpResult) or yielded.op.name not in _COMBINERS or set(yielded.op.operands) != set(block.args):
         raise cannot_lower(op, "the reduction body must be one combiner op of its two arguments")
     kind = _COMBINERS[yielded.op.name]

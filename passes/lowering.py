@@ -17,15 +17,21 @@ import functools
 from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
     Float64Type,
+    FloatAttr,
     IndexType,
+    IntegerAttr,
     IntegerType,
+    StringAttr,
     TensorType,
+    i1,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 
 from tfrt.diagnostics import DiagnosticError
 from tfrt.dialects.fastir import create_op, erase_op, insert_op_before, replace_all_uses
@@ -262,8 +268,6 @@ def op_expr(op: Operation, args: Sequence[str]) -> str:
 
 def literal(attr: Attribute) -> str | None:
     """An IntegerAttr/FloatAttr as an expression literal (typed by its context)."""
-    from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-
     if isinstance(attr, IntegerAttr):
         v = attr.value.data
         if isinstance(attr.type, IntegerType) and attr.type.width.data == 1:
@@ -283,15 +287,11 @@ def literal(attr: Attribute) -> str | None:
 
 def scalar_constant(value: SSAValue):
     """The IntegerAttr/FloatAttr a scalar value is a constant of, or None."""
-    from xdsl.ir import OpResult
-
     if not isinstance(value, OpResult):
         return None
     op = value.op
     if op.name == "arith.constant" or op.name.startswith("tfrt_scalar.constant."):
         attr = op.properties.get("value")
-        from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-
         if isinstance(attr, (IntegerAttr, FloatAttr)):
             return attr
     return None
@@ -299,17 +299,12 @@ def scalar_constant(value: SSAValue):
 
 def splat_constant(value: SSAValue):
     """The scalar attribute a tensor value is filled with, when the program says so."""
-    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
-    from xdsl.ir import OpResult
-
     if not isinstance(value, OpResult):
         return None
     op = value.op
     if op.name in ("arith.constant", "tfrt_array.constant"):
         attr = op.properties.get("value")
         if isinstance(attr, DenseIntOrFPElementsAttr) and attr.is_splat():
-            from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-
             v = attr.get_values()[0]
             et = attr.get_element_type()
             return FloatAttr(v, et) if isinstance(v, float) else IntegerAttr(v, et)
@@ -335,28 +330,24 @@ def i64_array(values: Sequence[int]):
 
 @functools.lru_cache(maxsize=4096)
 def _i64_array(values: tuple[int, ...]):
-    from xdsl.dialects.builtin import ArrayAttr
 
     return ArrayAttr([i64_attr(v) for v in values])
 
 
 @functools.lru_cache(maxsize=4096)
 def i64_attr(v: int):
-    from xdsl.dialects.builtin import IntegerAttr
 
     return IntegerAttr(int(v), i64)
 
 
 @functools.lru_cache(maxsize=2)
 def i1_attr(v: bool):
-    from xdsl.dialects.builtin import IntegerAttr, i1
 
     return IntegerAttr(int(bool(v)), i1)
 
 
 @functools.lru_cache(maxsize=4096)
 def str_attr(s: str):
-    from xdsl.dialects.builtin import StringAttr
 
     return StringAttr(s)
 
