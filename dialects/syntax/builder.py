@@ -584,9 +584,17 @@ class IRBuilder:
 
     # ------------------------------------------------------------ generic form
 
+    def string_value(self, tok: Token, text: str | None = None) -> str:
+        """The contents of a string literal (``text``, or ``tok``'s); a bad
+        escape is an error at ``tok``."""
+        try:
+            return A.decode_string(tok.value if text is None else text)
+        except A.AttrError as e:
+            raise self.error(str(e), tok) from None
+
     def generic_head(self, c):
         name_tok, uses, succs, props = c
-        name = A.decode_string(name_tok.value)
+        name = self.string_value(name_tok)
         info = self.op_info(name, name_tok)
         self.frames.append(OpFrame(name, info.isolated, name_tok, None, (info, uses, succs, props)))
         return None
@@ -832,13 +840,13 @@ class IRBuilder:
     def loc_flc(self, c):
         f, line, col = c
         return FileLineColLoc(
-            StringAttr(A.decode_string(f.value)), IntAttr(int(line.value)), IntAttr(int(col.value))
+            StringAttr(self.string_value(f)), IntAttr(int(line.value)), IntAttr(int(col.value))
         )
 
     def loc_name(self, c):
         name, child = c
         return NameLoc(
-            StringAttr(A.decode_string(name.value)), child if child is not None else NoneAttr()
+            StringAttr(self.string_value(name)), child if child is not None else NoneAttr()
         )
 
     def loc_fused(self, c):
@@ -1053,7 +1061,7 @@ class IRBuilder:
 
     def attr_entry(self, c):
         k, v = c
-        key = A.decode_string(k.value) if k.type == "STRING" else k.value
+        key = self.string_value(k) if k.type == "STRING" else k.value
         return (key, _UNIT if v is None else v, k)
 
     def int_attr(self, c):
@@ -1113,7 +1121,7 @@ class IRBuilder:
         without a blob (``__elided__``) stays a DenseResourceAttr, as in MLIR."""
         tok, typ = c
         body = tok.value[len("dense_resource<") : -1]
-        key = A.decode_string(body) if body.startswith('"') else body
+        key = self.string_value(tok, body) if body.startswith('"') else body
         hit = self.resource_cache.get((key, typ))
         if hit is not None:
             return hit
