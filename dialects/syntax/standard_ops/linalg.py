@@ -49,6 +49,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     i64,
 )
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.ir import Attribute, Block, Region
 from xdsl.irdl.declarative_assembly_format import (
     AttributeVariable,
@@ -576,8 +577,6 @@ class LinalgGenericTraitsRule(DirectiveRule):
         iterators, tok = entries.pop(d.iterator_types.name, (None, st.tok))
         if not isinstance(iterators, ArrayAttr):
             raise b.error("expected iterator_types array attribute", tok)
-        from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-
         kinds = []
         for it in iterators.data:
             if isinstance(it, IteratorTypeAttr):
@@ -600,8 +599,6 @@ class LinalgGenericTraitsRule(DirectiveRule):
 @functools.lru_cache(maxsize=64)
 def _iterator_type(text: str) -> Attribute:
     """``#linalg.iterator_type<text>`` (attributes are immutable: shared)."""
-    from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-
     return IteratorTypeAttr(IteratorType(text))
 
 
