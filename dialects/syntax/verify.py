@@ -31,6 +31,7 @@ from xdsl.ir.core import ErasedSSAValue
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 from tfrt.dialects.fastir import canon as _canon
+from tfrt.dialects.fastir import walk
 
 
 def source_loc(loc: Attribute | None) -> SourceLoc | None:
@@ -82,10 +83,10 @@ def verify_module(module: Operation) -> None:
     dominators: dict[Region, dict[Block, set[Block]]] = {}
     # Walk order of the ops seen so far: in one block, an op seen earlier
     # comes earlier (the common case of dominance, checked first).
-    order: dict[Operation, int] = {}
+    order: dict[int, int] = {}  # by id(op): ops hash in Python
     verified = _VERIFIED
-    for n, op in enumerate(_walk(module)):
-        order[op] = n
+    for n, op in enumerate(walk(module)):
+        order[id(op)] = n
         try:
             key = _signature(op)
         except TypeError:  # an unhashable attribute: verify each time
@@ -104,7 +105,7 @@ def verify_module(module: Operation) -> None:
             owner = operand.owner
             if owner.__class__ is Block:
                 continue
-            if owner.parent is block and order.get(owner, n) < n:
+            if owner.parent is block and order.get(id(owner), n) < n:
                 continue
             if isinstance(owner, Operation) and not _dominates(owner, op, positions, dominators):
                 raise op_error(
@@ -199,19 +200,6 @@ def _verify_op(op: Operation) -> None:
         raise
     except Exception as e:  # noqa: BLE001 - any verifier failure becomes a diagnostic
         raise op_error(op, _message(e), plain=_is_plain(e)) from None
-
-
-def _walk(root: Operation):
-    """Pre-order walk without recursion (regions may nest deeply)."""
-    stack = [root]
-    while stack:
-        op = stack.pop()
-        yield op
-        children = [
-            child for region in op.regions for block in region.blocks for child in block.ops
-        ]
-        children.reverse()
-        stack.extend(children)
 
 
 def _dominates(definer: Operation, user: Operation, positions, dominators) -> bool:
