@@ -61,7 +61,7 @@ def region_dce(region: Region, listener: PatternRewriterListener | None = None) 
         still = []
         for op in dead:
             if _used_by(op, live.live):
-                live.live.add(op)
+                live.live.add(id(op))
                 progress = True
             else:
                 still.append(op)
@@ -70,12 +70,12 @@ def region_dce(region: Region, listener: PatternRewriterListener | None = None) 
     return live.changed
 
 
-def _used_by(op: Operation, live: set[Operation]) -> bool:
+def _used_by(op: Operation, live: set[int]) -> bool:
     """Is a result of ``op`` used by an op of ``live``?"""
     for res in op.results:
         use = res.first_use
         while use is not None:
-            if use._operation in live:  # noqa: SLF001 - the use list, walked directly
+            if id(use._operation) in live:  # noqa: SLF001 - the use list, walked directly
                 return True
             use = use._next_use  # noqa: SLF001
     return False
@@ -86,7 +86,9 @@ class _LiveSet:
 
     def __init__(self):
         self.changed = False
-        self.live: set[Operation] = set()
+        # ids of the live ops (ops hash in Python; all of them stay in the IR
+        # while the set is used)
+        self.live: set[int] = set()
         self.dead: list[Operation] = []  # trivially dead so far
 
     def propagate_region(self, region: Region) -> None:
@@ -101,9 +103,9 @@ class _LiveSet:
                 if op.regions:
                     for r in op.regions:
                         self.propagate_region(r)
-                if op not in live:
+                if id(op) not in live:
                     if not would_be_trivially_dead(op) or _used_by(op, live):
-                        live.add(op)
+                        live.add(id(op))
                     else:
                         self.dead.append(op)
                 op = op.prev_op
@@ -114,14 +116,14 @@ class _LiveSet:
             return
         live = self.live
         for block in reversed(region.blocks):
-            if block is not first and not any(op in live for op in block.ops):
+            if block is not first and not any(id(op) in live for op in block.ops):
                 self.changed = True
                 region.erase_block(block, safe_erase=False)
                 continue
             op = block.last_op
             while op is not None:
                 prev = op.prev_op
-                if op not in live:
+                if id(op) not in live:
                     self.changed = True
                     if listener is not None:
                         listener.handle_operation_removal(op)
