@@ -26,7 +26,7 @@ from xdsl.transforms.canonicalization_patterns.arith import (
 
 from tfrt.dialects.fastir import walk
 from tfrt.passes.dce import region_dce
-from tfrt.passes.effects import facts, is_trivially_dead
+from tfrt.passes.effects import class_facts, facts, is_trivially_dead
 
 
 @dataclass(eq=False)
@@ -113,15 +113,32 @@ def _patterns(cls: type[Operation]) -> tuple[RewritePattern, ...]:
 
 def _may_rewrite(op: Operation) -> bool:
     """Could :class:`_Canonicalize` change ``op`` at all?"""
-    f = facts(op)
-    if f.has_folder and not f.constant_or_unknown:
+    tests = _REWRITE_TESTS.get(type(op))
+    if tests is None:
+        tests = _rewrite_tests(type(op))
+    if tests is True:
         return True
-    if f.has_patterns:
-        for pattern in _patterns(type(op)):
-            needs = _NEEDS.get(type(pattern))
-            if needs is None or needs(op):
-                return True
+    for needs in tests:
+        if needs(op):
+            return True
     return is_trivially_dead(op)
+
+
+def _rewrite_tests(cls: type[Operation]):
+    """True when a folder or a pattern may act on any op of ``cls``, else the
+    distinct tests one of its patterns needs to pass to act at all."""
+    f = class_facts(cls)
+    tests: object
+    if f.has_folder and not f.constant_or_unknown:
+        tests = True
+    else:
+        needs = [_NEEDS.get(type(p)) for p in _patterns(cls)] if f.has_patterns else []
+        tests = True if None in needs else tuple(dict.fromkeys(needs))
+    _REWRITE_TESTS[cls] = tests
+    return tests
+
+
+_REWRITE_TESTS: dict[type, object] = {}
 
 
 @dataclass(eq=False, repr=False)

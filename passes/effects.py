@@ -35,6 +35,7 @@ from xdsl.traits import get_effects as _xdsl_get_effects
 
 __all__ = [
     "OpFacts",
+    "class_facts",
     "facts",
     "get_effects",
     "is_side_effect_free",
@@ -110,6 +111,13 @@ _FACTS: dict[type, OpFacts] = {}
 
 def facts(op: Operation) -> OpFacts:
     cls = type(op)
+    found = _FACTS.get(cls)
+    if found is None:
+        found = _FACTS[cls] = OpFacts(cls)
+    return found
+
+
+def class_facts(cls: type[Operation]) -> OpFacts:
     found = _FACTS.get(cls)
     if found is None:
         found = _FACTS[cls] = OpFacts(cls)
