@@ -518,6 +518,7 @@ class OpPlan:
         self.isolated = cls.has_trait(IsolatedFromAbove)
         self._inferred: dict[tuple, tuple] = {}
         self._resolved: dict[tuple, tuple] = {}
+        self._plain: bool | None = None  # see _create
 
     # ---- helpers used by slots
 
@@ -717,6 +718,31 @@ class OpPlan:
         return otypes, rtypes
 
     def _create(self, b, st: OpState, otypes, rtypes):
+        if self._plain is None:
+            # No hooks, segment sizes, regions, successors or implied
+            # terminators: most ops (arith's, ...) take the short way.
+            self._plain = not (
+                self.hooks or self.segments or self.n_regions or self.n_successors
+                or self.terminators
+            )  # fmt: skip
+        if self._plain:
+            operands = []
+            use = b.use
+            for i in range(self.n_operands):
+                toks = st.operands[i] or ()
+                types = otypes[i]
+                if len(types) != len(toks):
+                    raise b.error(
+                        f"{len(toks)} operands present, but expected {len(types)}",
+                        toks[0] if toks else st.tok,
+                    )
+                for tok, typ in zip(toks, types):
+                    operands.append(use(tok, typ))
+            result_types = [t for ts in rtypes for t in ts]
+            try:
+                return create_op(self.cls, operands, result_types, st.props, st.attrs)
+            except (VerifyException, ValueError, TypeError) as e:
+                raise b.error(f"'{self.name}' op {e}", st.tok) from None
         operands = []
         use = b.use
         hooks = self.hooks

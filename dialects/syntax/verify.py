@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (
     NameLoc,
     UnregisteredOp,
 )
-from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region
 from xdsl.ir.core import ErasedSSAValue
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
@@ -102,9 +102,12 @@ def verify_module(module: Operation) -> None:
         for i, operand in enumerate(op._operands):  # noqa: SLF001 - no view object per op
             if operand.__class__ is ErasedSSAValue:
                 _verify_op(op)  # raises: a signature does not tell erased values apart
-            owner = operand.owner
-            if owner.__class__ is Block:
-                continue
+            if operand.__class__ is OpResult:
+                owner = operand.op
+            else:
+                owner = operand.owner
+                if owner.__class__ is Block:
+                    continue
             if owner.parent is block and order.get(id(owner), n) < n:
                 continue
             if isinstance(owner, Operation) and not _dominates(owner, op, positions, dominators):
