@@ -103,7 +103,7 @@ class Scope:
     )
 
     def __init__(self, parent: Scope | None, isolated: bool):
-        self.region = Region()
+        self.region = _new_region()  # Region(): an empty region
         self.isolated = isolated
         self.values: dict[str, SSAValue] = {}
         self.def_toks: dict[str, Token] = {}
@@ -137,6 +137,11 @@ def _line_col(tok: Token) -> tuple[int, int]:
 
 
 _set = object.__setattr__
+
+
+def _new_region() -> Region:
+    """``Region()``: an empty region (its fields are the class defaults)."""
+    return object.__new__(Region)
 
 
 def _int_attr(value: int) -> IntAttr:
@@ -227,7 +232,7 @@ class IRBuilder:
         return DiagnosticError(d)
 
     def file_loc(self, tok: Token) -> FileLineColLoc:
-        key = _line_col(tok)
+        key = tok.index.line_col(tok.start_pos) if tok.__class__ is Tok else _line_col(tok)
         loc = self.locs.get(key)
         if loc is None:
             ints = self.ints
