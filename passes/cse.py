@@ -12,13 +12,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import MemoryEffectKind
 
 from tfrt.dialects.fastir import canon
-from tfrt.passes.effects import (
-    facts,
-    get_effects,
-    is_side_effect_free,
-    is_trivially_dead,
-    only_reads,
-)
+from tfrt.passes.effects import DYNAMIC, facts, get_effects, is_trivially_dead
 
 
 @dataclass(frozen=True)
@@ -166,7 +160,8 @@ class _CSE:
             op = nxt
 
     def simplify(self, op: Operation) -> None:
-        if facts(op).terminator_or_unknown:
+        f = facts(op)
+        if f.terminator_or_unknown:
             return
         if is_trivially_dead(op):
             self.to_erase[op] = None
@@ -176,8 +171,11 @@ class _CSE:
             if first is not None and first.next_block is not None:
                 return  # a region of several blocks
         reads = False
-        if not is_side_effect_free(op):
-            if not only_reads(op):
+        effects = f.effects if f.effects is not DYNAMIC else get_effects(op)
+        if effects is None:
+            return  # unknown effects
+        if effects:
+            if any(e.kind != MemoryEffectKind.READ for e in effects):
                 return
             reads = True
         try:

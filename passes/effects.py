@@ -34,6 +34,7 @@ from xdsl.traits import (
 from xdsl.traits import get_effects as _xdsl_get_effects
 
 __all__ = [
+    "DYNAMIC",
     "OpFacts",
     "class_facts",
     "facts",
@@ -53,7 +54,8 @@ _STATIC_EFFECTS = {
     MemoryFreeEffect.get_effects.__func__,  # type: ignore[attr-defined]
 }
 
-_DYNAMIC = object()
+# OpFacts.effects of a class whose effects depend on the op.
+DYNAMIC = object()
 
 
 class OpFacts:
@@ -79,7 +81,7 @@ class OpFacts:
         self.constant_or_unknown = cls.has_trait(ConstantLike, value_if_unregistered=True)
         self.has_folder = cls.has_trait(HasFolder, value_if_unregistered=False)
         self.has_patterns = bool(cls.get_traits_of_type(HasCanonicalizationPatternsTrait))
-        # The op's effects when its class alone decides them, else _DYNAMIC;
+        # The op's effects when its class alone decides them, else DYNAMIC;
         # None: unknown effects (no MemoryEffect trait).
         interfaces = cls.get_traits_of_type(MemoryEffect)
         effects: object
@@ -91,10 +93,10 @@ class OpFacts:
                 found.update(t.get_effects(None))  # type: ignore[arg-type]
             effects = frozenset(found)
         else:
-            effects = _DYNAMIC
+            effects = DYNAMIC
         self.effects = effects
         # would_be_trivially_dead when the class decides it, else None.
-        if effects is _DYNAMIC:
+        if effects is DYNAMIC:
             self.result_only = None
         else:
             self.result_only = (
@@ -127,7 +129,7 @@ def class_facts(cls: type[Operation]) -> OpFacts:
 def get_effects(op: Operation) -> AbstractSet[EffectInstance] | None:
     """``xdsl.traits.get_effects``."""
     effects = facts(op).effects
-    if effects is _DYNAMIC:
+    if effects is DYNAMIC:
         return _xdsl_get_effects(op)
     return effects  # type: ignore[return-value]
 
