@@ -96,9 +96,7 @@ class FoldConstantsPass(ModulePass):
     max_elements: int = 65536
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from tfrt.kernels.registry import default_registry
-
-        registry = default_registry()
+        registry = None  # loaded for the first candidate (importing the kernels takes a while)
         for o in walk(op):
             if not o.name.startswith(("tfrt_array.", "tfrt_scalar.")) or o.name in _SKIP:
                 continue
@@ -114,6 +112,10 @@ class FoldConstantsPass(ModulePass):
                     size *= d
                 if size > self.max_elements:
                     continue
+            if registry is None:
+                from tfrt.kernels.registry import default_registry
+
+                registry = default_registry()
             kdef = registry.get(o.name) if hasattr(registry, "get") else None
             attrs = _kernel_attrs(o)
             if kdef is None or attrs is None:

@@ -49,8 +49,7 @@ class ReuseBuffersPass(ModulePass):
     name = "reuse-buffers"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from tfrt.kernels.expr import inplace_safe
-
+        inplace_safe = None  # imported for the first candidate (it imports numpy)
         for o in walk(op):
             if o.name == "tfrt_array.elementwise" and o.properties["inplace"].value.data < 0:
                 rtype = o.results[0].type
@@ -60,6 +59,8 @@ class ReuseBuffersPass(ModulePass):
                         continue
                     if element_name(v.type) != element_name(rtype):
                         continue
+                    if inplace_safe is None:
+                        from tfrt.kernels.expr import inplace_safe
                     if inplace_safe(o.properties["expr"].data, types, k):
                         o.properties["inplace"] = IntegerAttr(k, i64)
                         break
