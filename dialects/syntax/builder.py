@@ -1091,10 +1091,15 @@ class IRBuilder:
 
     def str_attr(self, c):
         tok = c[0]
-        try:
-            return StringAttr(A.decode_string(tok.value))
-        except A.AttrError as e:
-            raise self.error(str(e), tok) from None
+        attr = self.attr_cache.get(tok.value)  # attributes are immutable: shared
+        if attr is None:
+            try:
+                attr = StringAttr(A.decode_string(tok.value))
+            except A.AttrError as e:
+                raise self.error(str(e), tok) from None
+            if len(self.attr_cache) < 4096:
+                self.attr_cache[tok.value] = attr
+        return attr
 
     def true_attr(self, c):
         return _TRUE
