@@ -10,6 +10,8 @@ entry-point group.
 from __future__ import annotations
 
 import importlib
+import sys
+import threading
 from importlib.metadata import entry_points
 from typing import Callable
 
@@ -61,12 +63,50 @@ def _load(spec: str) -> Callable[[], Dialect]:
     return factory
 
 
+_PLUGINS: dict[tuple, list] = {}
+
+
+def _plugin_entry_points() -> list:
+    """The ``tfrt.dialects`` entry points, scanned once per ``sys.path`` (a
+    scan reads every installed distribution's metadata: milliseconds)."""
+    key = tuple(sys.path)
+    found = _PLUGINS.get(key)
+    if found is None:
+        if len(_PLUGINS) > 8:
+            _PLUGINS.clear()
+        found = _PLUGINS[key] = list(entry_points(group=ENTRY_POINT_GROUP))
+    return found
+
+
 def all_dialect_factories() -> dict[str, Callable[[], Dialect]]:
     """Every known dialect, by name, as a zero-argument factory."""
     factories = {n: _load(s) for n, s in {**STANDARD_DIALECTS, **RUNTIME_DIALECTS}.items()}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
+    for ep in _plugin_entry_points():
         factories.setdefault(ep.name, ep.load)
     return factories
+
+
+_SHARED: dict[tuple, Context] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_context(allow_unregistered: bool = False) -> Context:
+    """A context like :func:`make_context`'s, built once per process (and per
+    ``sys.path``, which decides the entry points) for callers that do not
+    hand one in.  Scanning the entry points and loading dialects costs a few
+    milliseconds, as much as parsing a few hundred lines.  Dialects are
+    loaded into it as inputs use them; callers that load their own
+    dialects or need a context of their own use :func:`make_context`."""
+    key = (allow_unregistered, tuple(sys.path))
+    ctx = _SHARED.get(key)
+    if ctx is None:
+        with _SHARED_LOCK:
+            ctx = _SHARED.get(key)
+            if ctx is None:
+                if len(_SHARED) > 8:
+                    _SHARED.clear()
+                ctx = _SHARED[key] = make_context(allow_unregistered)
+    return ctx
 
 
 def make_context(allow_unregistered: bool = False) -> Context:

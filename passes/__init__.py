@@ -132,6 +132,12 @@ def pass_summaries() -> dict[str, str]:
     return summaries
 
 
+def builtin_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """The passes of this package, by name (no entry-point scan: an entry
+    point cannot take a built-in name anyway)."""
+    return {name: _load(spec) for name, (spec, _) in PASSES.items()}
+
+
 def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Every known pass, by name, as a zero-argument factory of its class."""
     factories = {name: _load(spec) for name, (spec, _) in PASSES.items()}

@@ -12,6 +12,9 @@ compile a ``.mlir`` input before writing BEF.
 
 from __future__ import annotations
 
+import functools
+import gc
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -65,17 +68,39 @@ KERNEL_DIALECTS = frozenset({"builtin", "func", "tfrt", "tfrt_array", "tfrt_scal
                              "tfrt_dht", "tfrt_test", "corert", "ts", "btf", "coo", "tfrt_sht", "ht"})  # fmt: skip
 
 
+@contextmanager
+def gc_paused():
+    """Hold off the cycle collector (as the parser does while it parses).
+
+    Passes allocate ops by the thousand, and each collection of the oldest
+    generation walks every object of the module: about a tenth of a
+    compile.  What the passes leave behind is collected afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def run_passes(module, passes, ctx=None, after_pass=None, verify_each: bool = True) -> None:
     """Apply ``passes`` to ``module`` in order, verifying after each
     (``verify_each``) or once at the end; a pass that fails with anything but
     a diagnostic is reported as one (no traceback).  ``after_pass(pass,
     module)`` is called after each (for IR dumps)."""
-    from tfrt.diagnostics import Diagnostic, DiagnosticError
     from tfrt.dialects import make_context
-    from tfrt.dialects.syntax import verify_module
 
     if ctx is None:
         ctx = make_context(allow_unregistered=True)
+    with gc_paused():
+        _run_passes(module, passes, ctx, after_pass, verify_each)
+
+
+def _run_passes(module, passes, ctx, after_pass, verify_each: bool) -> None:
+    from tfrt.diagnostics import Diagnostic, DiagnosticError
+    from tfrt.dialects.syntax import verify_module
+
     for p in passes:
         try:
             p.apply(ctx, module)
@@ -95,10 +120,11 @@ def run_passes(module, passes, ctx=None, after_pass=None, verify_each: bool = Tr
 
 def check_lowered(module) -> None:
     """Raise at the first op BEF cannot hold after compilation."""
+    from tfrt.dialects.fastir import walk
     from tfrt.dialects.syntax.verify import op_name
     from tfrt.passes.lowering import cannot_lower
 
-    for op in module.walk():
+    for op in walk(module):
         name = op_name(op)
         dialect = name.split(".", 1)[0]
         if name in HIGH_LEVEL_FUNC_OPS or dialect not in KERNEL_DIALECTS:
@@ -127,15 +153,28 @@ def compile_module(
 
     try:
         passes = parse_pass_pipeline(preprocess, available) if preprocess else []
-        passes += parse_pass_pipeline(
-            pipeline if pipeline is not None else default_pipeline(device, opt_level), available
-        )
+        if pipeline is None and available is None:
+            passes += _default_passes(device, opt_level)
+        else:
+            passes += parse_pass_pipeline(
+                pipeline if pipeline is not None else default_pipeline(device, opt_level), available
+            )
     except (PipelineError, ValueError) as e:
         raise DiagnosticError(Diagnostic("error", f"invalid pass pipeline: {e}")) from None
     run_passes(module, passes, after_pass=after_pass, verify_each=verify_each)
     check_lowered(module)
     set_cost_threshold(module)
     return module
+
+
+@functools.lru_cache(maxsize=16)
+def _default_passes(device: str, opt_level: int) -> tuple:
+    """The passes of the default pipeline (built-in passes only, so no
+    entry-point scan; frozen pass objects, so they are shared)."""
+    from tfrt.passes import builtin_passes
+    from tfrt.passes.pipeline import parse_pass_pipeline
+
+    return tuple(parse_pass_pipeline(default_pipeline(device, opt_level), builtin_passes()))
 
 
 # Kernels that do at least about this many element operations (see
@@ -164,4 +203,5 @@ def compile_text_to_bef(text: str, filename: str = "-", **kwargs) -> bytes:
     module = parse_module(text, filename, allow_unregistered=True)
     if is_high_level(module):
         compile_module(module, **kwargs)
-    return write_bef(module)
+    with gc_paused():
+        return write_bef(module)

@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import walk
 from tfrt.passes.lowering import element_name, make_op, replace
 
 # Kernels that are not worth folding (views, shape changes of constants are cheap
@@ -95,10 +96,8 @@ class FoldConstantsPass(ModulePass):
     max_elements: int = 65536
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from tfrt.kernels.registry import default_registry
-
-        registry = default_registry()
-        for o in list(op.walk()):
+        registry = None  # loaded for the first candidate (importing the kernels takes a while)
+        for o in walk(op):
             if not o.name.startswith(("tfrt_array.", "tfrt_scalar.")) or o.name in _SKIP:
                 continue
             if _is_constant(o) or len(o.results) != 1 or o.regions:
@@ -113,6 +112,10 @@ class FoldConstantsPass(ModulePass):
                     size *= d
                 if size > self.max_elements:
                     continue
+            if registry is None:
+                from tfrt.kernels.registry import default_registry
+
+                registry = default_registry()
             kdef = registry.get(o.name) if hasattr(registry, "get") else None
             attrs = _kernel_attrs(o)
             if kdef is None or attrs is None:

@@ -24,11 +24,21 @@ import functools
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from tfrt.passes.lowering import element_name, literal, make_op, replace
+from tfrt.dialects.fastir import erase_op, walk
+from tfrt.passes.lowering import (
+    element_name,
+    literal,
+    make_op,
+    replace,
+    scalar_constant,
+    shape_of,
+    splat_constant,
+    str_attr,
+)
 
 _FUSIBLE = ("tfrt_array.elementwise", "tfrt_scalar.eval")
 
@@ -47,7 +57,39 @@ class _Rename(ast.NodeTransformer):
 
 
 def substitute(expr: str, mapping: dict[str, str]) -> str:
-    """``expr`` with each operand name replaced by an expression."""
+    """``expr`` with each operand name replaced by an expression, printed as
+    ``ast.unparse`` prints the substituted tree (parentheses where the
+    precedence needs them)."""
+    # Layers of a model fuse the same expressions the same way.
+    key = (expr, tuple(mapping.items()))
+    found = _SUBSTITUTED.get(key)
+    if found is None:
+        found = _substitute(expr, mapping)
+        if len(_SUBSTITUTED) > 8192:
+            _SUBSTITUTED.clear()
+        _SUBSTITUTED[key] = found
+    return found
+
+
+_SUBSTITUTED: dict[tuple, str] = {}
+
+
+def _substitute(expr: str, mapping: dict[str, str]) -> str:
+    tree = _tree(expr)
+    if tree is not None:
+        nodes: dict[str, tuple | None] = {}
+        for k, v in mapping.items():
+            if k != v:
+                nodes[k] = ("n", v) if v.isidentifier() else _tree(v)
+        if None not in nodes.values():
+            out: list[str] = []
+            _render(tree, _TEST, False, nodes, {}, out)
+            return "".join(out)
+    return _substitute_ast(expr, mapping)
+
+
+def _substitute_ast(expr: str, mapping: dict[str, str]) -> str:
+    """:func:`substitute` with Python's ast (any expression)."""
     tree = ast.parse(expr, mode="eval")
     nodes = {
         k: ast.Name(id=v, ctx=ast.Load()) if v.isidentifier() else ast.parse(v, mode="eval").body
@@ -57,16 +99,137 @@ def substitute(expr: str, mapping: dict[str, str]) -> str:
     return ast.unparse(_Rename(nodes).visit(tree))
 
 
+# ast.unparse's operator precedences (ast._Precedence), as numbers.
+_P = {name: i for i, name in enumerate(ast._Precedence.__members__)}  # noqa: SLF001
+_TEST = _P["TEST"]
+_ATOM = _P["ATOM"]
+_BINOPS = {
+    ast.Add: ("+", _P["ARITH"]), ast.Sub: ("-", _P["ARITH"]), ast.Mult: ("*", _P["TERM"]),
+    ast.Div: ("/", _P["TERM"]), ast.Mod: ("%", _P["TERM"]), ast.FloorDiv: ("//", _P["TERM"]),
+    ast.Pow: ("**", _P["POWER"]), ast.LShift: ("<<", _P["SHIFT"]), ast.RShift: (">>", _P["SHIFT"]),
+    ast.BitOr: ("|", _P["BOR"]), ast.BitXor: ("^", _P["BXOR"]), ast.BitAnd: ("&", _P["BAND"]),
+}  # fmt: skip
+_UNOPS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}  # all of FACTOR precedence
+
+
+@functools.lru_cache(maxsize=8192)
+def _tree(expr: str) -> tuple | None:
+    """``expr`` as a tuple tree for :func:`_render`, or None when it holds
+    something the renderer does not print (then ast does the work)::
+
+        ("n", name)  ("c", text)  ("b", op, prec, left, right)
+        ("u", op, operand)  ("f", func, args)
+    """
+    try:
+        body = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return None
+    return _convert(body)
+
+
+def _convert(node) -> tuple | None:
+    if isinstance(node, ast.Name):
+        return ("n", node.id)
+    if isinstance(node, ast.Constant):
+        v = node.value
+        if isinstance(v, bool) or (isinstance(v, (int, float)) and v == v and abs(v) != float("inf")):
+            if node.kind is None:
+                return ("c", repr(v))
+        return None
+    if isinstance(node, ast.BinOp):
+        op = _BINOPS.get(type(node.op))
+        left, right = _convert(node.left), _convert(node.right)
+        if op is None or left is None or right is None:
+            return None
+        return ("b", op[0], op[1], left, right)
+    if isinstance(node, ast.UnaryOp):
+        op = _UNOPS.get(type(node.op))
+        operand = _convert(node.operand)
+        if op is None or operand is None:
+            return None
+        return ("u", op, operand)
+    if isinstance(node, ast.Call):
+        if node.keywords:
+            return None
+        func = _convert(node.func)
+        args = [_convert(a) for a in node.args]
+        if func is None or any(a is None for a in args):
+            return None
+        return ("f", func, tuple(args))
+    return None
+
+
+_FACTOR = _P["FACTOR"]
+
+
+def _render(node: tuple, prec: int, is_set: bool, mapping, last: dict, out: list[str]) -> None:
+    """Print ``node`` where its context asks for precedence ``prec``, as
+    ast.unparse does.  ``is_set``: the context sets that precedence (operands
+    of operators, a call's function); call arguments and the whole
+    expression do not.  ast.unparse remembers the precedence last set on a
+    node, and a replacement is one node wherever its name occurs, so an
+    unset place reuses the precedence the replacement last had (``last``)."""
+    kind = node[0]
+    if kind == "n":
+        name = node[1]
+        repl = mapping.get(name)
+        if repl is None:
+            out.append(name)
+            return
+        if is_set:
+            last[name] = prec
+        else:
+            prec = last.get(name, _TEST)
+        _render(repl, prec, True, _EMPTY, {}, out)
+        return
+    if kind == "c":
+        out.append(node[1])
+    elif kind == "b":
+        _, op, own, left, right = node
+        parens = prec > own
+        if parens:
+            out.append("(")
+        if op == "**":  # right-associative
+            _render(left, own + 1, True, mapping, last, out)
+            out.append(" ** ")
+            _render(right, own, True, mapping, last, out)
+        else:
+            _render(left, own, True, mapping, last, out)
+            out.append(f" {op} ")
+            _render(right, own + 1, True, mapping, last, out)
+        if parens:
+            out.append(")")
+    elif kind == "u":
+        parens = prec > _FACTOR
+        if parens:
+            out.append("(")
+        out.append(node[1])
+        _render(node[2], _FACTOR, True, mapping, last, out)
+        if parens:
+            out.append(")")
+    else:  # call
+        _render(node[1], _ATOM, True, mapping, last, out)
+        out.append("(")
+        for i, arg in enumerate(node[2]):
+            if i:
+                out.append(", ")
+            _render(arg, _TEST, False, mapping, last, out)
+        out.append(")")
+
+
+_EMPTY: dict = {}
+
+
 def rebuild(op: Operation, expr: str, operands: list[SSAValue], first: int = 0) -> Operation:
     """A copy of ``op`` computing ``expr`` over ``operands`` (after the first ``first``
     fixed operands, which keep their place)."""
     attrs = dict(op.properties)
     field = _expr_field(op)
-    attrs[field] = StringAttr(expr)
+    attrs[field] = str_attr(expr)
     types = [element_name(v.type) for v in operands[first:]]
     if field == "epilogue":
         types = [element_name(op.results[0].type if not op.properties[field].data else _product_type(op))] + types
-    attrs["types"] = StringAttr(",".join(types))
+    attrs["types"] = str_attr(",".join(types))
     return make_op(op.name, operands, [r.type for r in op.results], attrs, at=op)
 
 
@@ -101,8 +264,6 @@ def fuse_into(consumer: Operation, k: int, producer: Operation, first: int = 0) 
 def inline_constants(op: Operation) -> Operation | None:
     """``op`` with its scalar-constant operands, and tensors it knows to be
     splats of one value, written as literals (None if it has none)."""
-    from tfrt.passes.lowering import scalar_constant, splat_constant
-
     operands = list(op.operands)
     consts = {}
     for i, v in enumerate(operands):
@@ -172,7 +333,7 @@ def _references(expr: str, name: str) -> int:
 
 
 def _shape(v: SSAValue):
-    return tuple(v.type.get_shape()) if isinstance(v.type, TensorType) else None
+    return shape_of(v.type) if isinstance(v.type, TensorType) else None
 
 
 @dataclass(frozen=True)
@@ -182,7 +343,7 @@ class FuseElementwisePass(ModulePass):
     name = "fuse-elementwise"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for o in list(op.walk()):
+        for o in walk(op):
             if o.name not in _FUSIBLE or o.parent is None:
                 continue
             new = inline_constants(o)
@@ -196,9 +357,10 @@ class FuseElementwisePass(ModulePass):
                     producer = getattr(v, "op", None)
                     if producer is None or producer.name not in _FUSIBLE:
                         continue
-                    if len(list(producer.results[0].uses)) != 1 or producer.parent_block() is not o.parent_block():
+                    if not producer.results[0].has_one_use() or producer.parent is not o.parent:
                         continue
-                    if _shape(v) is not None and _shape(v) != _shape(o.results[0]):
+                    vt, ot = v.type, o.results[0].type
+                    if vt is not ot and _shape(v) is not None and _shape(v) != _shape(o.results[0]):
                         continue  # fusing would recompute a broadcast producer per element
                     reads = _references(o.properties["expr"].data, f"a{k}")
                     produced = producer.properties["expr"].data
@@ -208,8 +370,7 @@ class FuseElementwisePass(ModulePass):
                         continue
                     new = fuse_into(o, k, producer)
                     replace(o, [new], new.results)
-                    producer.detach()
-                    producer.erase()
+                    erase_op(producer)
                     o = new
                     changed = True
                     break

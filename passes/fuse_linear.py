@@ -29,11 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import erase_op, insert_op_before, replace_all_uses, walk
 from tfrt.passes.fuse_elementwise import substitute
-from tfrt.passes.lowering import element_name, i64_array, make_op, scalar_constant
+from tfrt.passes.lowering import element_name, i64_array, make_op, scalar_constant, str_attr
 
 _LINEAR = ("tfrt_array.matmul", "tfrt_array.conv2d")
 
@@ -45,10 +46,10 @@ class FuseLinearPass(ModulePass):
     name = "fuse-linear"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for o in list(op.walk()):
+        for o in walk(op):
             if o.name in ("tfrt_array.conv2d", "tfrt_array.pool2d"):
                 _absorb_pad(o)
-        for lin in list(op.walk()):
+        for lin in walk(op):
             if lin.name not in _LINEAR or lin.properties["epilogue"].data:
                 continue
             uses = list(lin.results[0].uses)
@@ -73,17 +74,14 @@ class FuseLinearPass(ModulePass):
                     j += 1
             expr = substitute(user.properties["expr"].data, mapping)
             attrs = dict(lin.properties)
-            attrs["epilogue"] = StringAttr(expr)
-            attrs["types"] = StringAttr(",".join([element_name(rtype)] + [element_name(v.type) for v in others]))
+            attrs["epilogue"] = str_attr(expr)
+            attrs["types"] = str_attr(",".join([element_name(rtype)] + [element_name(v.type) for v in others]))
             new = make_op(lin.name, [*lin.operands, *others], [utype], attrs, at=lin)
             # The fused kernel runs where the elementwise op ran (its operands exist there).
-            block = user.parent_block()
-            block.insert_op_before(new, user)
-            user.results[0].replace_all_uses_with(new.results[0])
-            user.detach()
-            user.erase()
-            lin.detach()
-            lin.erase()
+            insert_op_before(new, user)
+            replace_all_uses(user.results[0], new.results[0])
+            erase_op(user)
+            erase_op(lin)
 
 
 

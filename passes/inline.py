@@ -19,6 +19,8 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tfrt.dialects.fastir import walk
+
 # Call ops the inliner understands, and the terminators that return from a
 # callee.  Both keep the callee in a `callee` symbol reference.
 CALL_OPS = frozenset({"tfrt.call", "func.call"})
@@ -74,10 +76,8 @@ def _stack_location(callee_loc: Attribute, caller_loc: Attribute) -> Attribute:
     return result
 
 
-def _calls_in(op: Operation) -> Iterator[Operation]:
-    for nested in op.walk():
-        if nested.name in CALL_OPS:
-            yield nested
+def _calls_in(op: Operation) -> list[Operation]:
+    return [nested for nested in walk(op) if nested.name in CALL_OPS]
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class InlinerPass(ModulePass):
             name: top for top in module.body.ops if (name := _symbol_name(top)) is not None
         }
         changed = False
-        for call in list(_calls_in(module)):
+        for call in _calls_in(module):
             name = callee_name(call)
             callee = symbols.get(name) if name is not None else None
             if callee is None or not self._can_inline(call, callee, name):
@@ -185,10 +185,12 @@ class InlinerPass(ModulePass):
 
     @staticmethod
     def _erase_dead_private_functions(module: ModuleOp) -> None:
+        if not any(_is_private(top) for top in module.body.ops):
+            return  # nothing could be erased: no need to look for uses
         used: set[str] = set()
         for top in module.body.ops:
             own = _symbol_name(top)
-            for nested in top.walk():
+            for nested in walk(top):
                 for attr in (*nested.properties.values(), *nested.attributes.values()):
                     for symbol in _referenced_symbols(attr):
                         # A function calling itself does not keep itself alive.

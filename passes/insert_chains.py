@@ -47,6 +47,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, SymbolRefA
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import walk
 from tfrt.dialects.tfrt import ChainType
 from tfrt.passes.lowering import make_op
 
@@ -94,8 +95,9 @@ class _Threader:
 
     # -- functions ---------------------------------------------------------
     def run(self) -> None:
-        called = {_callee(o) for o in self.module.walk() if o.name == "tfrt.call"}
-        while_bodies = {_callee(o) for o in self.module.walk() if o.name == "tfrt.while"}
+        ops = walk(self.module)
+        called = {_callee(o) for o in ops if o.name == "tfrt.call"}
+        while_bodies = {_callee(o) for o in ops if o.name == "tfrt.while"}
         # Clone before anything is threaded: the variants start from the
         # original bodies.
         variants = []

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import walk
 from tfrt.passes.lowering import (
     EXPR_OPS,
     cannot_lower,
@@ -41,6 +42,7 @@ from tfrt.passes.lowering import (
     make_op,
     op_expr,
     replace,
+    shape_of,
 )
 
 
@@ -83,8 +85,8 @@ def lower_expr_op(op: Operation) -> None:
         check_value_type(op, v.type)
     if len(op.results) != 1:
         raise cannot_lower(op, "ops with several results are not supported")
-    shapes = {tuple(v.type.get_shape()) for v in op.operands if isinstance(v.type, TensorType)}
-    if isinstance(rtype, TensorType) and shapes - {tuple(rtype.get_shape())}:
+    shapes = {shape_of(v.type) for v in op.operands if isinstance(v.type, TensorType)}
+    if isinstance(rtype, TensorType) and shapes - {shape_of(rtype)}:
         raise cannot_lower(op, "operand and result shapes differ")
     expr = op_expr(op, [f"a{i}" for i in range(len(op.operands))])
     new = elementwise(expr, list(op.operands), rtype, op)
@@ -92,7 +94,7 @@ def lower_expr_op(op: Operation) -> None:
 
 
 def lower_dialect(module: ModuleOp, prefix: str) -> None:
-    for op in list(module.walk()):
+    for op in walk(module):
         if not op.name.startswith(prefix) or _in_structured_body(op):
             continue
         if op.name == "arith.constant":

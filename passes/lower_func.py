@@ -24,6 +24,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import walk
 from tfrt.passes.lowering import check_value_type, kernel_type, make_op, replace
 
 
@@ -34,7 +35,7 @@ class LowerFuncPass(ModulePass):
     name = "lower-func"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for o in list(op.walk()):
+        for o in walk(op):
             if isinstance(o, func.FuncOp):
                 ft = o.function_type
                 for t in (*ft.inputs.data, *ft.outputs.data):

@@ -36,11 +36,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType, i64
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import canon, walk
 from tfrt.passes.lowering import (
     EXPR_OPS,
     cannot_lower,
@@ -56,6 +57,7 @@ from tfrt.passes.lowering import (
     op_expr,
     replace,
     scalar_constant,
+    shape_of,
     splat_constant,
     str_attr,
     tensor_type,
@@ -110,11 +112,14 @@ def _ints(attr) -> list[int]:
 
 
 class _Builder:
-    """Collects the new ops for one linalg op, in order."""
+    """Collects the new ops for one linalg op, in order; ``ins`` and ``outs``
+    are the op's ``inputs`` and ``outputs`` (read once: xDSL's accessors
+    decode the segment sizes on every access)."""
 
     def __init__(self, at: Operation):
         self.at = at
         self.ops: list[Operation] = []
+        self.ins, self.outs = _io(at)
 
     def add(self, op: Operation) -> SSAValue:
         self.ops.append(op)
@@ -127,12 +132,12 @@ class _Builder:
         if list(perm) == list(range(len(perm))):
             return x
         t = x.type
-        shape = [t.get_shape()[p] for p in perm]
+        shape = [shape_of(t)[p] for p in perm]
         return self.kernel("tfrt_array.transpose", [x], tensor_type(shape, t.element_type),
                            {"perm": i64_array(perm)})  # fmt: skip
 
     def reshape(self, x: SSAValue, shape: Sequence[int]) -> SSAValue:
-        if list(x.type.get_shape()) == list(shape):
+        if list(shape_of(x.type)) == list(shape):
             return x
         return self.kernel("tfrt_array.reshape", [x], tensor_type(shape, x.type.element_type),
                            {"shape": i64_array(shape)})  # fmt: skip
@@ -148,6 +153,38 @@ class _Builder:
         return self.elementwise(_COMBINE_EXPR[kind], [init, partial], result_type)
 
 
+def _io(op: Operation) -> tuple[list[SSAValue], list[SSAValue]]:
+    """``op.inputs`` and ``op.outputs`` (empty for ops without them)."""
+    sizes = op.properties.get("operandSegmentSizes")
+    if isinstance(sizes, DenseArrayBase) and _inputs_then_outputs(type(op)):
+        n_in, n_out = _segment_sizes(sizes)
+        operands = op._operands  # noqa: SLF001 - no view object
+        return list(operands[:n_in]), list(operands[n_in : n_in + n_out])
+    if hasattr(op, "inputs") and hasattr(op, "outputs"):
+        return list(op.inputs), list(op.outputs)  # type: ignore[attr-defined]
+    return [], []
+
+
+@functools.cache
+def _inputs_then_outputs(cls: type) -> bool:
+    defined = getattr(cls, "get_irdl_definition", None)
+    return defined is not None and [n for n, _ in defined().operands] == ["inputs", "outputs"]
+
+
+def _segment_sizes(sizes: DenseArrayBase) -> tuple[int, ...]:
+    # Attributes are shared (the parser makes one per set of sizes): decoded
+    # once per object.
+    found = _SIZES.get(id(sizes))
+    if found is None or found[0] is not sizes:
+        if len(_SIZES) > 1024:
+            _SIZES.clear()
+        found = _SIZES[id(sizes)] = (sizes, tuple(sizes.get_values()))
+    return found[1]
+
+
+_SIZES: dict[int, tuple[DenseArrayBase, tuple[int, ...]]] = {}
+
+
 def _maps(op: Operation) -> list[AffineMap]:
     if op.name == "linalg.generic":
         return [m.data for m in op.indexing_maps.data]  # type: ignore[attr-defined]
@@ -156,10 +193,35 @@ def _maps(op: Operation) -> list[AffineMap]:
 
 def _iterators(op: Operation) -> list[str]:
     its = op.iterator_types if op.name == "linalg.generic" else op.get_iterator_types()  # type: ignore[attr-defined]
-    return [str(it.data.value) if hasattr(it.data, "value") else str(it.data) for it in its.data]
+    found = _ITERATORS.get(id(its))
+    if found is None or found[0] is not its:
+        if len(_ITERATORS) > 1024:
+            _ITERATORS.clear()
+        names = [str(it.data.value) if hasattr(it.data, "value") else str(it.data) for it in its.data]
+        found = _ITERATORS[id(its)] = (its, names)
+    return list(found[1])
+
+
+# id(iterator_types attribute) -> (the attribute, its iterator names).
+_ITERATORS: dict[int, tuple] = {}
 
 
 def _dims(m: AffineMap, op: Operation) -> list[int]:
+    found = _DIMS.get(id(m))
+    if found is not None and found[0] is m:
+        return list(found[1])
+    dims = _dims_of(m, op)
+    if len(_DIMS) > 1024:
+        _DIMS.clear()
+    _DIMS[id(m)] = (m, tuple(dims))
+    return dims
+
+
+# id(map) -> (the map, its result dimensions): maps are shared attributes.
+_DIMS: dict[int, tuple] = {}
+
+
+def _dims_of(m: AffineMap, op: Operation) -> list[int]:
     dims = []
     for e in m.results:
         if not isinstance(e, AffineDimExpr):
@@ -216,10 +278,27 @@ def _body_expr(op: Operation, block: Block, arg_values: dict[SSAValue, str], add
     return exprs
 
 
+class _Exprs(dict):
+    """Expressions of a body's values; a block argument's is made (its
+    operand aligned) on first use."""
+
+    def __init__(self, arg_index: dict, align):
+        super().__init__()
+        self.arg_index = arg_index
+        self.align = align
+
+    def __contains__(self, v):
+        return dict.__contains__(self, v) or v in self.arg_index
+
+    def __getitem__(self, v):
+        if not dict.__contains__(self, v) and v in self.arg_index:
+            return self.align(self.arg_index[v])
+        return dict.__getitem__(self, v)
+
+
 def _lower_structured(op: Operation, b: _Builder) -> list[SSAValue]:
     """linalg.generic and the named ops given by maps and a body."""
-    ins = list(op.inputs)  # type: ignore[attr-defined]
-    outs = list(op.outputs)  # type: ignore[attr-defined]
+    ins, outs = b.ins, b.outs
     for v in (*ins, *outs):
         check_value_type(op, v.type)
     maps = _maps(op)
@@ -230,7 +309,7 @@ def _lower_structured(op: Operation, b: _Builder) -> list[SSAValue]:
     for v, m in zip((*ins, *outs), maps):
         dims = _dims(m, op)
         operand_dims.append(dims)
-        shape = v.type.get_shape() if isinstance(v.type, TensorType) else ()
+        shape = shape_of(v.type) if isinstance(v.type, TensorType) else ()
         for j, d in enumerate(dims):
             if ranges[d] is None:
                 ranges[d] = shape[j]
@@ -269,8 +348,6 @@ def _lower_structured(op: Operation, b: _Builder) -> list[SSAValue]:
 
     def index_operand(d: int) -> str:
         if d not in iotas:
-            from xdsl.dialects.builtin import i64
-
             operands.append(b.kernel("tfrt_array.iota", [], tensor_type(full, i64),
                                      {"dim": i64_attr(d), "shape": i64_array(full)}))  # fmt: skip
             iotas[d] = f"a{len(operands) - 1}"
@@ -284,18 +361,9 @@ def _lower_structured(op: Operation, b: _Builder) -> list[SSAValue]:
         operands.append(v)
         return f"a{len(operands) - 1}"
 
-    class _Exprs(dict):
-        def __contains__(self, v):
-            return dict.__contains__(self, v) or v in arg_index
-
-        def __getitem__(self, v):
-            if not dict.__contains__(self, v) and v in arg_index:
-                return align(arg_index[v])
-            return dict.__getitem__(self, v)
-
     # Captured scalars go to the kernel operands too (after the aligned ones
     # used so far; the names are resolved at the end).
-    exprs = _body_expr(op, block, _Exprs(), add_operand, index_operand)
+    exprs = _body_expr(op, block, _Exprs(arg_index, align), add_operand, index_operand)
 
     def final(v: SSAValue) -> str:
         return exprs[v] if v in exprs else literal(scalar_constant(v)) or ""
@@ -318,8 +386,6 @@ def _lower_structured(op: Operation, b: _Builder) -> list[SSAValue]:
 
 def _lower_reduction(op, b, o, yielded, out, out_dims, iterators, full, exprs, operands,
                      arg_index, args, n_ins, maps) -> SSAValue:  # fmt: skip
-    from xdsl.ir import OpResult
-
     out_arg = args[n_ins + o]
     if not isinstance(yielded, OpResult) or yielded.op.name not in _COMBINERS:
         raise cannot_lower(op, "a reduction body must yield combine(out, f(inputs)) with combine one of "
@@ -341,7 +407,7 @@ def _lower_reduction(op, b, o, yielded, out, out_dims, iterators, full, exprs, o
         x, y = c.op.operands
         if x in arg_index and y in arg_index and arg_index[x] < n_ins and arg_index[y] < n_ins:
             letters = "abcdefghijklmnopqrstuvwxyz"
-            ins = list(op.inputs)  # type: ignore[attr-defined]
+            ins = b.ins
             spec_in = []
             for v in (x, y):
                 dims = _dims(maps[arg_index[v]], op)
@@ -363,8 +429,6 @@ def _lower_reduction(op, b, o, yielded, out, out_dims, iterators, full, exprs, o
 
 
 def _uses(v: SSAValue, target: SSAValue, depth: int = 0) -> bool:
-    from xdsl.ir import OpResult
-
     if v is target:
         return True
     if not isinstance(v, OpResult) or depth > 64:
@@ -386,26 +450,35 @@ def _matmul_maps() -> list[AffineMap]:
     ]
 
 
+@functools.cache
+def _matmul_maps_number() -> int:
+    """``canon`` of the default maps as an ``indexing_maps`` attribute: equal
+    maps, equal numbers (the maps are compared without walking them)."""
+    from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr
+
+    return canon(ArrayAttr([AffineMapAttr(m) for m in _matmul_maps()]))
+
+
 def _matmul(op: Operation, b: _Builder) -> SSAValue:
-    lhs, rhs = op.inputs  # type: ignore[attr-defined]
-    (init,) = op.outputs  # type: ignore[attr-defined]
+    lhs, rhs = b.ins
+    (init,) = b.outs
     if op.name == "linalg.matmul":
-        if [m.data for m in op.indexing_maps.data] != _matmul_maps():  # type: ignore[attr-defined]
+        if canon(op.indexing_maps) != _matmul_maps_number():  # type: ignore[attr-defined]
             return None  # type: ignore[return-value]  # the generic path handles it
     rtype = op.results[0].type
     for v in (lhs, rhs, init):
         check_value_type(op, v.type)
     attrs = {
-        "epilogue": str_attr(""), "shape": i64_array(rtype.get_shape()),
+        "epilogue": str_attr(""), "shape": i64_array(shape_of(rtype)),
         "transpose_a": i1_attr(False), "transpose_b": i1_attr(False), "types": str_attr(""),
     }  # fmt: skip
-    product = b.kernel("tfrt_array.matmul", [lhs, rhs], tensor_type(rtype.get_shape(), rtype.element_type), attrs)
+    product = b.kernel("tfrt_array.matmul", [lhs, rhs], tensor_type(shape_of(rtype), rtype.element_type), attrs)
     return b.combine_init("sum", init, product, rtype)
 
 
 def _conv(op: Operation, b: _Builder) -> SSAValue:
-    x, w = op.inputs  # type: ignore[attr-defined]
-    (init,) = op.outputs  # type: ignore[attr-defined]
+    x, w = b.ins
+    (init,) = b.outs
     for v in (x, w, init):
         check_value_type(op, v.type)
     strides = _ints(op.strides)  # type: ignore[attr-defined]
@@ -436,8 +509,8 @@ def _conv(op: Operation, b: _Builder) -> SSAValue:
 
 
 def _pool(op: Operation, b: _Builder) -> SSAValue:
-    x, window = op.inputs  # type: ignore[attr-defined]
-    (init,) = op.outputs  # type: ignore[attr-defined]
+    x, window = b.ins
+    (init,) = b.outs
     for v in (x, init):
         check_value_type(op, v.type)
     kind = _POOLS[op.name]
@@ -469,8 +542,6 @@ def _reduce(op: Operation, b: _Builder) -> list[SSAValue]:
     check_value_type(op, x.type)
     block = op.regions[0].blocks[0]
     yielded = block.last_op.operands[0]  # type: ignore[union-attr]
-    from xdsl.ir import OpResult
-
     if not isinstance(yielded, OpResult) or yielded.op.name not in _COMBINERS or set(yielded.op.operands) != set(block.args):
         raise cannot_lower(op, "the reduction body must be one combiner op of its two arguments")
     kind = _COMBINERS[yielded.op.name]
@@ -488,10 +559,13 @@ def _gather(op: Operation, b: _Builder) -> SSAValue | None:
 
     the body being ``arith.index_cast`` of the one input, ``linalg.index`` of
     each trailing dimension in order, ``tensor.extract`` and the yield."""
-    if len(op.inputs) != 1 or len(op.outputs) != 1:  # type: ignore[attr-defined]
+    if len(b.ins) != 1 or len(b.outs) != 1:
         return None
-    (ids,) = op.inputs  # type: ignore[attr-defined]
+    (ids,) = b.ins
     block = op.regions[0].blocks[0]
+    last = block.last_op
+    if last is None or last.name != "linalg.yield" or getattr(last.prev_op, "name", "") != "tensor.extract":
+        return None  # not a gather: most generics leave here
     ops = list(block.ops)
     if len(ops) < 3 or ops[-1].name != "linalg.yield" or ops[-2].name != "tensor.extract":
         return None
@@ -533,12 +607,12 @@ def _lower(op: Operation) -> None:
     elif name in _POOLS:
         results = [_pool(op, b)]
     elif name == "linalg.fill":
-        (value,) = op.inputs  # type: ignore[attr-defined]
-        (init,) = op.outputs  # type: ignore[attr-defined]
+        (value,) = b.ins
+        (init,) = b.outs
         check_value_type(op, init.type)
         results = [b.elementwise("a0", [value], init.type)]
     elif name == "linalg.transpose":
-        (x,) = op.inputs  # type: ignore[attr-defined]
+        (x,) = b.ins
         check_value_type(op, x.type)
         results = [b.transpose(x, _ints(op.permutation))]  # type: ignore[attr-defined]
     elif name == "linalg.broadcast":
@@ -551,7 +625,7 @@ def _lower(op: Operation) -> None:
         results = [b.kernel("tfrt_array.broadcast", [x], rtype,
                             {"shape": i64_array(out_shape), "source_shape": i64_array(source)})]  # fmt: skip
     elif name == "linalg.copy":
-        (x,) = op.inputs  # type: ignore[attr-defined]
+        (x,) = b.ins
         results = [x]
     elif name == "linalg.reduce":
         results = _reduce(op, b)
@@ -559,7 +633,9 @@ def _lower(op: Operation) -> None:
         return
     elif name == "linalg.generic" and (g := _gather(op, b)) is not None:
         results = [g]
-    elif hasattr(op, "inputs") and hasattr(op, "outputs") and op.regions:
+    elif op.regions and (
+        _inputs_then_outputs(type(op)) or (hasattr(op, "inputs") and hasattr(op, "outputs"))
+    ):
         results = _lower_structured(op, b)
     else:
         raise cannot_lower(op, "no kernel implements it")
@@ -575,8 +651,12 @@ class LowerLinalgPass(ModulePass):
     name = "lower-linalg"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        todo = [o for o in op.walk() if o.name.startswith("linalg.") and o.parent_op() is not None
-                and not o.parent_op().name.startswith("linalg.")]  # fmt: skip
+        todo = []
+        for o in walk(op):
+            if o.name.startswith("linalg."):
+                parent = o.parent_op()
+                if parent is not None and not parent.name.startswith("linalg."):
+                    todo.append(o)
         for o in todo:
             _lower(o)
 

@@ -19,6 +19,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import walk
 from tfrt.dialects.tfrt import ChainType
 from tfrt.passes.lowering import cannot_lower, check_value_type, make_op
 
@@ -30,7 +31,7 @@ class LowerPrintfPass(ModulePass):
     name = "lower-printf"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for o in list(op.walk()):
+        for o in walk(op):
             if not o.name.startswith("printf."):
                 continue
             if o.name != "printf.print_format":

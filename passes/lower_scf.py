@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import walk
 from tfrt.passes.lowering import (
     cannot_lower,
     kernel_type,
@@ -240,7 +241,7 @@ class LowerScfPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         counter = [0]
         # Innermost first: a nested op's captured values become the outer op's.
-        for o in reversed(list(op.walk())):
+        for o in reversed(walk(op)):
             if o.name == "scf.if":
                 _lower_if(o)
             elif o.name == "scf.for":

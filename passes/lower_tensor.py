@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import walk
 from tfrt.passes.lowering import (
     cannot_lower,
     check_value_type,
@@ -154,7 +155,7 @@ class LowerTensorPass(ModulePass):
     name = "lower-tensor"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for o in list(op.walk()):
+        for o in walk(op):
             if o.name.startswith("tensor.") and o.name != "tensor.yield":
                 parent = o.parent_op()
                 if parent is not None and parent.name.startswith("linalg."):

@@ -17,17 +17,24 @@ import functools
 from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
     Float64Type,
+    FloatAttr,
     IndexType,
+    IntegerAttr,
     IntegerType,
+    StringAttr,
     TensorType,
+    i1,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 
 from tfrt.diagnostics import DiagnosticError
+from tfrt.dialects.fastir import create_op, erase_op, insert_op_before, replace_all_uses
 from tfrt.dialects.syntax.verify import op_error
 
 # Element types the kernels compute on (docs/compiler.md); index is i64.
@@ -79,16 +86,15 @@ def make_op(
     prop_names = _property_names(cls)
     for key, value in (attrs or {}).items():
         (properties if key in prop_names else attributes)[key] = value
-    new = cls.create(
-        operands=list(operands),
-        result_types=list(result_types),
-        properties=properties,
-        attributes=attributes,
-        regions=list(regions),
+    return create_op(
+        cls,
+        operands,
+        result_types,
+        properties,
+        attributes,
+        regions,
+        location=None if at is None else at.location,
     )
-    if at is not None:
-        new.location = at.location
-    return new
 
 
 def is_supported_element_type(t: Attribute) -> bool:
@@ -107,9 +113,43 @@ def kernel_type(t: Attribute) -> Attribute:
     return t
 
 
+def shape_of(t: TensorType) -> tuple[int, ...]:
+    """``tuple(t.get_shape())``, decoded once per type object (types are
+    shared: the parser makes one per spelling, the passes reuse them)."""
+    found = _SHAPES.get(id(t))
+    if found is not None and found[0] is t:
+        return found[1]
+    shape = tuple(t.get_shape())
+    if len(_SHAPES) > 4096:
+        _SHAPES.clear()
+    _SHAPES[id(t)] = (t, shape)
+    return shape
+
+
+# id(type) -> (the type, its shape); the type is kept, so ids stay unique.
+_SHAPES: dict[int, tuple[Attribute, tuple[int, ...]]] = {}
+
+
 def check_value_type(op: Operation, t: Attribute) -> Attribute:
     """Raise at ``op`` unless ``t`` is a static-shape tensor or a scalar of a
     supported element type; return its kernel IR type."""
+    # Types are shared objects (the parser makes one per spelling): the
+    # answer for this very object, when it passed before.
+    found = _CHECKED.get(id(t))
+    if found is not None and found[0] is t:
+        return found[1]
+    kt = _check_value_type(op, t)
+    if len(_CHECKED) > 4096:
+        _CHECKED.clear()
+    _CHECKED[id(t)] = (t, kt)
+    return kt
+
+
+# id(type) -> (the type, its kernel type); the type is kept, so ids stay unique.
+_CHECKED: dict[int, tuple[Attribute, Attribute]] = {}
+
+
+def _check_value_type(op: Operation, t: Attribute) -> Attribute:
     if isinstance(t, TensorType):
         if any(d < 0 for d in t.get_shape()):
             raise cannot_lower(op, f"dynamic shapes are not supported ({t}); the kernels need static shapes")
@@ -169,6 +209,21 @@ EXPR_OPS = frozenset({*_BINARY, *_UNARY, *_CASTS, "arith.cmpi", "arith.cmpf", "a
 
 def element_name(t: Attribute) -> str:
     """The expression language's name of ``t``'s element type (index -> i64)."""
+    found = _ELEMENT_NAMES_BY_ID.get(id(t))
+    if found is not None and found[0] is t:
+        return found[1]
+    name = _element_name(t)
+    if len(_ELEMENT_NAMES_BY_ID) > 4096:
+        _ELEMENT_NAMES_BY_ID.clear()
+    _ELEMENT_NAMES_BY_ID[id(t)] = (t, name)
+    return name
+
+
+# id(type) -> (the type, its element name): types are shared objects.
+_ELEMENT_NAMES_BY_ID: dict[int, tuple[Attribute, str]] = {}
+
+
+def _element_name(t: Attribute) -> str:
     elem = t.element_type if isinstance(t, TensorType) else t
     try:
         return _ELEMENT_NAMES[elem]
@@ -213,8 +268,6 @@ def op_expr(op: Operation, args: Sequence[str]) -> str:
 
 def literal(attr: Attribute) -> str | None:
     """An IntegerAttr/FloatAttr as an expression literal (typed by its context)."""
-    from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-
     if isinstance(attr, IntegerAttr):
         v = attr.value.data
         if isinstance(attr.type, IntegerType) and attr.type.width.data == 1:
@@ -234,15 +287,11 @@ def literal(attr: Attribute) -> str | None:
 
 def scalar_constant(value: SSAValue):
     """The IntegerAttr/FloatAttr a scalar value is a constant of, or None."""
-    from xdsl.ir import OpResult
-
     if not isinstance(value, OpResult):
         return None
     op = value.op
     if op.name == "arith.constant" or op.name.startswith("tfrt_scalar.constant."):
         attr = op.properties.get("value")
-        from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-
         if isinstance(attr, (IntegerAttr, FloatAttr)):
             return attr
     return None
@@ -250,17 +299,12 @@ def scalar_constant(value: SSAValue):
 
 def splat_constant(value: SSAValue):
     """The scalar attribute a tensor value is filled with, when the program says so."""
-    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
-    from xdsl.ir import OpResult
-
     if not isinstance(value, OpResult):
         return None
     op = value.op
     if op.name in ("arith.constant", "tfrt_array.constant"):
         attr = op.properties.get("value")
         if isinstance(attr, DenseIntOrFPElementsAttr) and attr.is_splat():
-            from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-
             v = attr.get_values()[0]
             et = attr.get_element_type()
             return FloatAttr(v, et) if isinstance(v, float) else IntegerAttr(v, et)
@@ -286,42 +330,36 @@ def i64_array(values: Sequence[int]):
 
 @functools.lru_cache(maxsize=4096)
 def _i64_array(values: tuple[int, ...]):
-    from xdsl.dialects.builtin import ArrayAttr
 
     return ArrayAttr([i64_attr(v) for v in values])
 
 
 @functools.lru_cache(maxsize=4096)
 def i64_attr(v: int):
-    from xdsl.dialects.builtin import IntegerAttr
 
     return IntegerAttr(int(v), i64)
 
 
 @functools.lru_cache(maxsize=2)
 def i1_attr(v: bool):
-    from xdsl.dialects.builtin import IntegerAttr, i1
 
     return IntegerAttr(int(bool(v)), i1)
 
 
 @functools.lru_cache(maxsize=4096)
 def str_attr(s: str):
-    from xdsl.dialects.builtin import StringAttr
 
     return StringAttr(s)
 
 
 def replace(op: Operation, new_ops: Sequence[Operation], results: Sequence[SSAValue]) -> None:
     """Insert ``new_ops`` before ``op``, redirect its results to ``results``, erase it."""
-    block = op.parent_block()
-    assert block is not None
+    assert op.parent is not None
     for new in new_ops:
-        block.insert_op_before(new, op)
+        insert_op_before(new, op)
     for old, new_value in zip(op.results, results):
-        old.replace_all_uses_with(new_value)
-    op.detach()
-    op.erase()
+        replace_all_uses(old, new_value)
+    erase_op(op)
 
 
 def tensor_type(shape: Sequence[int], element: Attribute) -> TensorType:
@@ -344,7 +382,7 @@ def elementwise(
         attrs = {
             "expr": str_attr(expr),
             "inplace": i64_attr(-1),
-            "shape": i64_array(result_type.get_shape()),
+            "shape": i64_array(shape_of(result_type)),
             "types": types,
         }
         return make_op("tfrt_array.elementwise", operands, [result_type], attrs, at=at)

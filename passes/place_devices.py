@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError
+from tfrt.dialects.fastir import walk
 from tfrt.passes.lowering import make_op, str_attr
 
 
@@ -59,7 +60,7 @@ class PlaceDevicesPass(ModulePass):
                     arg.replace_all_uses_with(move.results[0])
                     move.operands[0] = arg
                     block.insert_op_before(move, first)
-            for inner in list(fn.walk()):
+            for inner in walk(fn):
                 if inner.name == "tfrt_array.constant":
                     res = inner.results[0]
                     move = make_op("tfrt_array.to_device", [res], [res.type], {"device": str_attr(device)}, at=inner)

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
+from tfrt.dialects.fastir import walk
 from tfrt.passes.lowering import element_name
 
 # Kernels whose result is a new, writable, contiguous array.
@@ -48,9 +49,8 @@ class ReuseBuffersPass(ModulePass):
     name = "reuse-buffers"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from tfrt.kernels.expr import inplace_safe
-
-        for o in op.walk():
+        inplace_safe = None  # imported for the first candidate (it imports numpy)
+        for o in walk(op):
             if o.name == "tfrt_array.elementwise" and o.properties["inplace"].value.data < 0:
                 rtype = o.results[0].type
                 types = tuple(t for t in o.properties["types"].data.split(",") if t)
@@ -59,6 +59,8 @@ class ReuseBuffersPass(ModulePass):
                         continue
                     if element_name(v.type) != element_name(rtype):
                         continue
+                    if inplace_safe is None:
+                        from tfrt.kernels.expr import inplace_safe
                     if inplace_safe(o.properties["expr"].data, types, k):
                         o.properties["inplace"] = IntegerAttr(k, i64)
                         break

@@ -44,6 +44,8 @@ remarks, the way TFRT's test pass does.
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -80,7 +82,10 @@ CostModel = Callable[[Operation], "int | None"]
 
 
 def _name(op: Operation) -> str:
-    return op.op_name.data if isinstance(op, UnregisteredOp) else op.name
+    name = op.name
+    if name == "builtin.unregistered" and isinstance(op, UnregisteredOp):
+        return op.op_name.data
+    return name
 
 
 def _is_chain(t: Attribute) -> bool:
@@ -97,13 +102,18 @@ def default_cost(op: Operation) -> int | None:
     possible in unverified IR) counts as none.  The kernels the compiler
     emits (``tfrt_scalar``, ``tfrt_array``) declare none; they are costed by
     :func:`estimated_cost`."""
-    if not op.has_trait(AttrCostTrait, value_if_unregistered=False):
+    if not _has_cost_trait(type(op)):
         name = _name(op)
         if name.startswith(ESTIMATED_DIALECTS):
             return estimated_cost(op)
         return None
     cost = AttrCostTrait.cost(op)
     return cost if cost is not None and cost > 0 else None
+
+
+@functools.cache
+def _has_cost_trait(cls: type) -> bool:
+    return cls.has_trait(AttrCostTrait, value_if_unregistered=False)
 
 
 # Dialects of the compiler's kernels, whose cost is estimated from types.

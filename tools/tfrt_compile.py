@@ -78,7 +78,7 @@ def _run(argv: list[str]) -> int:
 
 def _compile(args: argparse.Namespace, sources: Any) -> int:
     from tfrt.passes import all_passes
-    from tfrt.passes.compiler import DEVICES, compile_module, default_pipeline, is_high_level
+    from tfrt.passes.compiler import DEVICES, compile_module, default_pipeline, gc_paused, is_high_level
 
     if args.device.split(":")[0] not in DEVICES:
         raise DiagnosticError(Diagnostic("error", f"unknown device '{args.device}' (expected one of: {', '.join(DEVICES)})"))
@@ -146,7 +146,8 @@ def _compile(args: argparse.Namespace, sources: Any) -> int:
         return 0
     from tfrt.bef.writer import write_bef
 
-    data = write_bef(module)
+    with gc_paused():
+        data = write_bef(module)
     lap("BEF writer")
     out = args.output
     if out is None:

@@ -85,9 +85,11 @@ def parse_module(
     Raises DiagnosticError for any bad input.
     """
     if ctx is None:
-        from tfrt.dialects import make_context
+        from tfrt.dialects import shared_context
 
-        ctx = make_context(allow_unregistered)
+        # Parses run under _LOCK, so they may share one context (and the
+        # frontend cached on it).
+        ctx = shared_context(allow_unregistered)
     allow = allow_unregistered or ctx.allow_unregistered
     index = LineIndex(text)
     # The `{-# dialect_resources ... #-}` sections (large constants), found

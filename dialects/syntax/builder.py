@@ -60,6 +60,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 
+from ..fastir import append_op, create_op, new_block
 from . import attributes as A
 from .driver import Tok
 
@@ -102,7 +103,7 @@ class Scope:
     )
 
     def __init__(self, parent: Scope | None, isolated: bool):
-        self.region = Region()
+        self.region = _new_region()  # Region(): an empty region
         self.isolated = isolated
         self.values: dict[str, SSAValue] = {}
         self.def_toks: dict[str, Token] = {}
@@ -133,6 +134,32 @@ def _line_col(tok: Token) -> tuple[int, int]:
     if isinstance(tok, Tok):
         return tok.index.line_col(tok.start_pos)
     return tok.line, tok.column
+
+
+_set = object.__setattr__
+
+
+def _new_region() -> Region:
+    """``Region()``: an empty region (its fields are the class defaults)."""
+    return object.__new__(Region)
+
+
+def _int_attr(value: int) -> IntAttr:
+    """``IntAttr(value)`` for a line or column number (an int by construction)."""
+    attr = object.__new__(IntAttr)
+    _set(attr, "data", value)
+    return attr
+
+
+def _file_loc(filename: StringAttr, line: IntAttr, column: IntAttr) -> FileLineColLoc:
+    """``FileLineColLoc(filename, line, column)`` without its verifier: the
+    parameters are built here with the right classes, and every op of a
+    file gets one (the checks cost as much as the rest of the location)."""
+    loc = object.__new__(FileLineColLoc)
+    _set(loc, "filename", filename)
+    _set(loc, "line", line)
+    _set(loc, "column", column)
+    return loc
 
 
 def type_str(t: Attribute) -> str:
@@ -205,17 +232,17 @@ class IRBuilder:
         return DiagnosticError(d)
 
     def file_loc(self, tok: Token) -> FileLineColLoc:
-        key = _line_col(tok)
+        key = tok.index.line_col(tok.start_pos) if tok.__class__ is Tok else _line_col(tok)
         loc = self.locs.get(key)
         if loc is None:
             ints = self.ints
             line = ints.get(key[0])
             if line is None:
-                line = ints[key[0]] = IntAttr(key[0])
+                line = ints[key[0]] = _int_attr(key[0])
             col = ints.get(key[1])
             if col is None:
-                col = ints[key[1]] = IntAttr(key[1])
-            loc = self.locs[key] = FileLineColLoc(self.file_attr, line, col)
+                col = ints[key[1]] = _int_attr(key[1])
+            loc = self.locs[key] = _file_loc(self.file_attr, line, col)
         return loc
 
     # ------------------------------------------------------------ ops
@@ -261,7 +288,7 @@ class IRBuilder:
         if block is None:
             block = scope.block = Block()
             scope.region.add_block(block)
-        block.add_op(op)
+        append_op(block, op)
 
     def operation(self, c):
         res_tok, body, loc = c
@@ -525,12 +552,16 @@ class IRBuilder:
             return None
         scope.saw_label = True
         fwd = scope.block_fwd.pop(label, None)
-        block = fwd[0] if fwd is not None else Block()
+        if fwd is None:
+            block = new_block([typ for _, typ in args])
+            new_args = block.args
+        else:  # a block branched to before: its arguments come now
+            block = fwd[0]
+            new_args = [block.insert_arg(typ, len(block.args)) for _, typ in args]
         scope.blocks[label] = block
         scope.region.add_block(block)
         scope.block = block
-        for name_tok, typ in args:
-            arg = block.insert_arg(typ, len(block.args))
+        for (name_tok, _), arg in zip(args, new_args, strict=True):
             self.define(name_tok.value, arg, name_tok)
         return None
 
@@ -558,9 +589,17 @@ class IRBuilder:
 
     # ------------------------------------------------------------ generic form
 
+    def string_value(self, tok: Token, text: str | None = None) -> str:
+        """The contents of a string literal (``text``, or ``tok``'s); a bad
+        escape is an error at ``tok``."""
+        try:
+            return A.decode_string(tok.value if text is None else text)
+        except A.AttrError as e:
+            raise self.error(str(e), tok) from None
+
     def generic_head(self, c):
         name_tok, uses, succs, props = c
-        name = A.decode_string(name_tok.value)
+        name = self.string_value(name_tok)
         info = self.op_info(name, name_tok)
         self.frames.append(OpFrame(name, info.isolated, name_tok, None, (info, uses, succs, props)))
         return None
@@ -602,13 +641,8 @@ class IRBuilder:
             if pname in attrs and pname not in props:
                 props[pname] = attrs.pop(pname)
         try:
-            op = info.cls.create(
-                operands=operands,
-                result_types=ftype.outputs.data,
-                properties=props,
-                attributes=attrs,
-                successors=succ_blocks,
-                regions=regions or (),
+            op = create_op(
+                info.cls, operands, ftype.outputs.data, props, attrs, regions or (), succ_blocks
             )
         except (VerifyException, ValueError, TypeError) as e:
             raise self.error(f"'{frame.name}' op {e}", tok) from None
@@ -811,13 +845,13 @@ class IRBuilder:
     def loc_flc(self, c):
         f, line, col = c
         return FileLineColLoc(
-            StringAttr(A.decode_string(f.value)), IntAttr(int(line.value)), IntAttr(int(col.value))
+            StringAttr(self.string_value(f)), IntAttr(int(line.value)), IntAttr(int(col.value))
         )
 
     def loc_name(self, c):
         name, child = c
         return NameLoc(
-            StringAttr(A.decode_string(name.value)), child if child is not None else NoneAttr()
+            StringAttr(self.string_value(name)), child if child is not None else NoneAttr()
         )
 
     def loc_fused(self, c):
@@ -860,6 +894,25 @@ class IRBuilder:
 
     def none_type(self, c):
         return _NONE_TYPE
+
+    def simple_tensor_type(self, c):
+        text = c[0].value
+        t = self._type_cache.get(text)
+        if t is None:
+            elt = text[7:-1]
+            dims = []
+            while elt[0].isdigit():  # `4x4xf32`: `<digits>x` each
+                j = elt.index("x")
+                dims.append(elt[:j])
+                elt = elt[j + 1 :]
+            if elt == "index":
+                et = A.INDEX
+            elif elt[0] in "isu":
+                et = A.int_type(elt)
+            else:
+                et = A.float_type(elt)
+            t = self._type_cache[text] = TensorType(et, [int(d) for d in dims], NoneAttr())
+        return t
 
     def tensor_type(self, c):
         dims, elt, enc = c
@@ -1013,7 +1066,7 @@ class IRBuilder:
 
     def attr_entry(self, c):
         k, v = c
-        key = A.decode_string(k.value) if k.type == "STRING" else k.value
+        key = self.string_value(k) if k.type == "STRING" else k.value
         return (key, _UNIT if v is None else v, k)
 
     def int_attr(self, c):
@@ -1038,10 +1091,15 @@ class IRBuilder:
 
     def str_attr(self, c):
         tok = c[0]
-        try:
-            return StringAttr(A.decode_string(tok.value))
-        except A.AttrError as e:
-            raise self.error(str(e), tok) from None
+        attr = self.attr_cache.get(tok.value)  # attributes are immutable: shared
+        if attr is None:
+            try:
+                attr = StringAttr(A.decode_string(tok.value))
+            except A.AttrError as e:
+                raise self.error(str(e), tok) from None
+            if len(self.attr_cache) < 4096:
+                self.attr_cache[tok.value] = attr
+        return attr
 
     def true_attr(self, c):
         return _TRUE
@@ -1073,7 +1131,7 @@ class IRBuilder:
         without a blob (``__elided__``) stays a DenseResourceAttr, as in MLIR."""
         tok, typ = c
         body = tok.value[len("dense_resource<") : -1]
-        key = A.decode_string(body) if body.startswith('"') else body
+        key = self.string_value(tok, body) if body.startswith('"') else body
         hit = self.resource_cache.get((key, typ))
         if hit is not None:
             return hit

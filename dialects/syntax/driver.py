@@ -4,7 +4,8 @@ lark builds the grammar's tables (and caches them); its own parse loop costs
 a Python generator, a method call and a ``Rule`` hash per token and lexes
 whitespace as separate matches.  This driver runs on the same tables and the
 same rule callbacks (lark's child filters included, so ``[x]`` placeholders
-and ``_inlined`` rules behave exactly as in lark) but:
+and ``_inlined`` rules behave exactly as in lark, though unrolled into
+straight-line code per rule) but:
 
 * lexes with one compiled regex per parser state whose prefix skips
   whitespace and ``//`` comments, so every match yields a token;
@@ -24,7 +25,13 @@ from bisect import bisect_right
 from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 from lark.lexer import PatternStr, _create_unless
+from lark.parse_tree_builder import ChildFilterLALR, ChildFilterLALR_NoPlaceholders
 from lark.parsers.lalr_analysis import Shift
+
+# Terminals that lex a frequent run of tokens as one (a simple tensor type)
+# -> the keyword the long way starts with.  The long way still parses the
+# same text; error messages speak of it, so these never show in them.
+SHORTCUTS = {"TENSOR_TYPE": "tensor"}
 
 # Atomic: a failed token match must not backtrack into a comment and lex its text.
 _SKIP = r"(?>(?:[ \t\f\r\n]+|//[^\n]*)*)"
@@ -127,6 +134,80 @@ def _regexp(t) -> str:
     return t.pattern.to_regexp()
 
 
+class _ShiftReduce(tuple):
+    """A shift to a state whose only action is to reduce the one token
+    shifted (``type: FLOAT_TYPE``): ``(goto state, callback)``, done at once."""
+
+    __slots__ = ()
+
+
+def _compress_unit_reductions(states: dict[int, dict[str, object]]) -> None:
+    """Fold each shift of a terminal that the next state reduces alone, on
+    every lookahead, into one step: the callback runs on the token and the
+    parser goes where the reduction would have taken it.
+
+    Every terminal the state after the reduction accepts is a lookahead of
+    that reduction, so the folded table accepts the same inputs; a wrong
+    token is found one step later, with the same expected terminals."""
+    for state, row in states.items():
+        for sym, action in list(row.items()):
+            if action.__class__ is not int or not sym.isupper():
+                continue
+            target = states[action]
+            reduce = next(iter(target.values()), None)
+            if reduce is None or reduce.__class__ is not tuple or reduce[0] != 1:
+                continue
+            if any(a is not reduce for a in target.values()):
+                continue
+            goto = row.get(reduce[1])
+            if goto.__class__ is not int:
+                continue
+            row[sym] = _ShiftReduce((goto, reduce[2]))
+
+
+def _specialize(callback):
+    """lark's child filter for one rule as straight-line code.
+
+    lark's ``ChildFilterLALR`` loops over a table of which children to keep,
+    splice (inlined ``_rules``) or pad with ``None`` (``[x]`` placeholders);
+    the same steps unrolled, in the same order, build the same list.  Other
+    callbacks are returned as they are."""
+    kind = type(callback)
+    if kind is ChildFilterLALR:
+        items = list(callback.to_include)
+        append_none = callback.append_none
+    elif kind is ChildFilterLALR_NoPlaceholders:
+        items = [(i, to_expand, 0) for i, to_expand in callback.to_include]
+        append_none = 0
+    else:
+        return callback
+    if not any(to_expand for _, to_expand, _ in items):
+        parts: list[str] = []
+        for i, _, add_none in items:
+            parts += ["None"] * add_none + [f"c[{i}]"]
+        parts += ["None"] * append_none
+        body = [f"    return nb([{', '.join(parts)}])"]
+    else:
+        body = ["    filtered = []"]
+        for i, to_expand, add_none in items:
+            if add_none:
+                body.append(f"    filtered += [None] * {add_none}")
+            if to_expand:
+                # lark reuses the first spliced list (left recursion stays linear).
+                body.append(
+                    f"    if filtered:\n        filtered += c[{i}].children\n"
+                    f"    else:\n        filtered = c[{i}].children"
+                )
+            else:
+                body.append(f"    filtered.append(c[{i}])")
+        if append_none:
+            body.append(f"    filtered += [None] * {append_none}")
+        body.append("    return nb(filtered)")
+    namespace = {"nb": callback.node_builder}
+    exec("def filtered(c):\n" + "\n".join(body), namespace)  # noqa: S102 - generated above
+    return namespace["filtered"]
+
+
 class _Lazy(dict):
     """A dict that computes a missing value from its key."""
 
@@ -177,11 +258,12 @@ class FastParser:
                         info = reduce_info[id(arg)] = (
                             len(arg.expansion),
                             arg.origin.name,
-                            callbacks[arg],
+                            _specialize(callbacks[arg]),
                         )
                     row[sym] = info
             self.states[state] = row
             self.expected[state] = frozenset(s for s in actions if s.isupper())
+        _compress_unit_reductions(self.states)
 
         # One scanner per set of acceptable terminals, compiled on first use
         # (a grammar has a hundred or so; most inputs meet a few of them).
@@ -214,7 +296,18 @@ class FastParser:
                             kept.add(sym.name)
         self.filtered = frozenset(seen - kept - {"OPNAME"})
         self._root: _Scanner | None = None
-        self._root_terminals = [t for n, t in by_name.items() if n not in ignore]
+        self._root_terminals = [
+            t for n, t in by_name.items() if n not in ignore and n not in SHORTCUTS
+        ]
+        # The keyword terminal each shortcut's text starts with.
+        self._shortcut_keywords = {
+            name: next(
+                (n for n, t in by_name.items() if isinstance(t.pattern, PatternStr)
+                 and t.pattern.value == word),
+                None,
+            )
+            for name, word in SHORTCUTS.items()
+        }  # fmt: skip
         self._re = (re_module, flags)
 
     @property
@@ -244,12 +337,15 @@ class FastParser:
         keywords = self.keywords
         filtered = self.filtered
         index = index or LineIndex(text)
-        state_stack = [self.start_states[start]]
+        state = self.start_states[start]
+        state_stack = [state]
         value_stack: list = []
+        push_state = state_stack.append
+        push_value = value_stack.append
         pos = begin
         end = len(text) if end is None else end
         while True:
-            scanner = scanners[state_stack[-1]]
+            scanner = scanners[state]
             m = scanner.regex.match(text, pos, end)
             if m is None:
                 # Only whitespace and comments left, or a character no token here starts with.
@@ -282,38 +378,70 @@ class FastParser:
                         if prefix is not None:
                             kind = keywords.get(f"{prefix}.{value}")
                     if kind is not None:
-                        self._feed(
-                            make_token("_OPSTART", value, tok.start_pos, index),
-                            state_stack,
-                            value_stack,
-                        )
+                        # `_OPSTART` first (the rules drop it: no token object
+                        # unless it is unexpected).
+                        while True:
+                            action = states[state].get("_OPSTART")
+                            if action is None:
+                                self._unexpected(
+                                    make_token("_OPSTART", value, tok.start_pos, index), state_stack
+                                )
+                            if action.__class__ is int:
+                                push_state(action)
+                                push_value(None)
+                                state = action
+                                break
+                            if action.__class__ is _ShiftReduce:
+                                state, callback = action
+                                push_state(state)
+                                push_value(callback([None]))
+                                break
+                            size, origin, callback = action
+                            if size:
+                                rhs = value_stack[-size:]
+                                del state_stack[-size:]
+                                del value_stack[-size:]
+                            else:
+                                rhs = []
+                            push_value(callback(rhs))
+                            state = states[state_stack[-1]][origin]
+                            push_state(state)
                         tok.type = ttype = kind
                     elif value == "func.func":
                         tok.type = ttype = "FUNC_KW"
                     else:
                         tok.type = ttype = "OP_ID"
-                        if "OP_ID" in self.expected[state_stack[-1]] and self.on_unknown_op:
+                        if "OP_ID" in self.expected[state] and self.on_unknown_op:
                             self.on_unknown_op(tok)
             # Shift the token, reducing first as the table says (inlined _feed).
             while True:
-                action = states[state_stack[-1]].get(ttype)
+                action = states[state].get(ttype)
                 if action is None:
                     if tok is None:
                         tok = make_token(ttype, m.group(ttype), m.start(ttype), index)
                     self._unexpected(tok, state_stack)
                 if action.__class__ is int:
-                    state_stack.append(action)
-                    value_stack.append(tok)
+                    push_state(action)
+                    push_value(tok)
+                    state = action
+                    break
+                if action.__class__ is _ShiftReduce:
+                    state, callback = action
+                    push_state(state)
+                    if tok is None:
+                        tok = make_token(ttype, m.group(ttype), m.start(ttype), index)
+                    push_value(callback([tok]))
                     break
                 size, origin, callback = action
                 if size:
-                    s = value_stack[-size:]
+                    rhs = value_stack[-size:]
                     del state_stack[-size:]
                     del value_stack[-size:]
                 else:
-                    s = []
-                value_stack.append(callback(s))
-                state_stack.append(states[state_stack[-1]][origin])
+                    rhs = []
+                push_value(callback(rhs))
+                state = states[state_stack[-1]][origin]
+                push_state(state)
         end_tok = make_token("$END", "", pos, index)
         return self._feed(end_tok, state_stack, value_stack, self.end_states[start])
 
@@ -327,6 +455,10 @@ class FastParser:
             if action.__class__ is int:
                 state_stack.append(action)
                 value_stack.append(tok)
+                return None
+            if action.__class__ is _ShiftReduce:
+                state_stack.append(action[0])
+                value_stack.append(action[1]([tok]))
                 return None
             size, origin, callback = action
             if size:
@@ -351,7 +483,7 @@ class FastParser:
                 action = self.states[stack[-1]].get(term)
                 if action is None:
                     break
-                if action.__class__ is int:
+                if action.__class__ is int or action.__class__ is _ShiftReduce:
                     out.add(term)
                     break
                 size, origin, _ = action
@@ -364,7 +496,13 @@ class FastParser:
         return out
 
     def _unexpected(self, tok, state_stack):
+        if tok.type in SHORTCUTS and self._shortcut_keywords.get(tok.type):
+            # Report the keyword the long way would have stopped at.
+            tok = make_token(
+                self._shortcut_keywords[tok.type], SHORTCUTS[tok.type], tok.start_pos, tok.index
+            )
         expected = self.accepts(state_stack) or set(self.expected[state_stack[-1]])
+        expected -= SHORTCUTS.keys()
         err = UnexpectedToken(
             tok, expected, state=state_stack[-1], terminals_by_name=self.terminals_by_name
         )
@@ -386,6 +524,6 @@ class FastParser:
             pos,
             line,
             column,
-            allowed=set(self.expected[state_stack[-1]]),
+            allowed=set(self.expected[state_stack[-1]]) - SHORTCUTS.keys(),
             state=state_stack[-1],
         )

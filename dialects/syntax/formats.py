@@ -27,6 +27,7 @@ Standard-dialect ops that xDSL parses by hand get an equivalent format from
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -85,6 +86,7 @@ from xdsl.parser import Parser as XParser
 from xdsl.traits import IsolatedFromAbove, IsTerminator, SingleBlockImplicitTerminator
 from xdsl.utils.exceptions import ParseError, VerifyException
 
+from ..fastir import create_op
 from . import attributes as A
 from .directive_rules import DirectiveRule
 
@@ -514,6 +516,9 @@ class OpPlan:
         self.hooks: list[tuple[Any, CustomDirective]] = []
         self.terminators = list(cls.get_traits_of_type(SingleBlockImplicitTerminator))
         self.isolated = cls.has_trait(IsolatedFromAbove)
+        self._inferred: dict[tuple, tuple] = {}
+        self._resolved: dict[tuple, tuple] = {}
+        self._plain: bool | None = None  # see _create
 
     # ---- helpers used by slots
 
@@ -612,7 +617,34 @@ class OpPlan:
         return flat
 
     def infer(self, b, st: OpState, need_results: bool = True):
-        """Fill in the types the text does not spell, with xDSL's constraint inference."""
+        """Fill in the types the text does not spell, with xDSL's constraint inference.
+
+        The answer depends only on what the text spelled (types, attributes,
+        properties, operand counts), which repeats from op to op
+        (``arith.addf %a, %b : f32``), so it is remembered per plan."""
+        try:
+            key = (
+                need_results,
+                tuple(None if ops is None else len(ops) for ops in st.operands),
+                tuple(st.otypes),
+                tuple(st.rtypes),
+                tuple(st.attrs.items()),
+                tuple(st.props.items()),
+            )
+            found = self._inferred.get(key)
+        except TypeError:  # an attribute that cannot be hashed
+            key = found = None
+        if found is not None:
+            otypes, rtypes = found
+            return list(otypes), (list(rtypes) if rtypes is not None else None)
+        otypes, rtypes = self._infer(b, st, need_results)
+        if key is not None:
+            if len(self._inferred) > 1024:
+                self._inferred.clear()
+            self._inferred[key] = (tuple(otypes), tuple(rtypes) if rtypes is not None else None)
+        return otypes, rtypes
+
+    def _infer(self, b, st: OpState, need_results: bool):
         state = ParsingState(self.cls)
         state.operands = [ops if ops is not None else () for ops in st.operands]
         state.operand_types = list(st.otypes)
@@ -631,6 +663,34 @@ class OpPlan:
 
     def build(self, b, st: OpState, children, slots: list[Slot]):
         apply_slots(b, st, slots, children)
+        if None not in st.otypes and None not in st.rtypes:
+            return self._create(b, st, st.otypes, st.rtypes)  # all spelled in the text
+        # The missing types follow from what the text spelled (types,
+        # attributes, operand counts), which repeats from op to op: resolved
+        # once per spelling.
+        try:
+            key = (
+                tuple(None if ops is None else len(ops) for ops in st.operands),
+                tuple(st.otypes),
+                tuple(st.rtypes),
+                tuple(st.attrs.items()),
+                tuple(st.props.items()),
+            )
+            found = self._resolved.get(key)
+        except TypeError:  # an attribute that cannot be hashed
+            key = found = None
+        if found is None:
+            otypes, rtypes = self._resolve_types(b, st)
+            if key is not None:
+                if len(self._resolved) > 1024:
+                    self._resolved.clear()
+                self._resolved[key] = (tuple(otypes), tuple(rtypes))
+        else:
+            otypes, rtypes = found
+        return self._create(b, st, otypes, rtypes)
+
+    def _resolve_types(self, b, st: OpState):
+        """Each operand's and result's types (a tuple each)."""
         otypes = st.otypes
         rtypes = st.rtypes
         # Fast path: everything spelled in the text or fixed by the definition.
@@ -655,6 +715,34 @@ class OpPlan:
                     need_infer = True
         if need_infer:
             otypes, rtypes = self.infer(b, st)
+        return otypes, rtypes
+
+    def _create(self, b, st: OpState, otypes, rtypes):
+        if self._plain is None:
+            # No hooks, segment sizes, regions, successors or implied
+            # terminators: most ops (arith's, ...) take the short way.
+            self._plain = not (
+                self.hooks or self.segments or self.n_regions or self.n_successors
+                or self.terminators
+            )  # fmt: skip
+        if self._plain:
+            operands = []
+            use = b.use
+            for i in range(self.n_operands):
+                toks = st.operands[i] or ()
+                types = otypes[i]
+                if len(types) != len(toks):
+                    raise b.error(
+                        f"{len(toks)} operands present, but expected {len(types)}",
+                        toks[0] if toks else st.tok,
+                    )
+                for tok, typ in zip(toks, types):
+                    operands.append(use(tok, typ))
+            result_types = [t for ts in rtypes for t in ts]
+            try:
+                return create_op(self.cls, operands, result_types, st.props, st.attrs)
+            except (VerifyException, ValueError, TypeError) as e:
+                raise b.error(f"'{self.name}' op {e}", st.tok) from None
         operands = []
         use = b.use
         hooks = self.hooks
@@ -691,7 +779,7 @@ class OpPlan:
                 sizes = [len(r or ()) for r in st.regions]
             else:
                 sizes = [len(s or ()) for s in st.succs]
-            container[opt.attribute_name] = DenseArrayBase.from_list(i32, sizes)
+            container[opt.attribute_name] = _segment_sizes(tuple(sizes))
         regions = []
         for r in st.regions:
             if r:
@@ -701,14 +789,7 @@ class OpPlan:
             if s:
                 succs.extend(s)
         try:
-            op = self.cls.create(
-                operands=operands,
-                result_types=result_types,
-                properties=props,
-                attributes=attrs,
-                regions=regions,
-                successors=succs,
-            )
+            op = create_op(self.cls, operands, result_types, props, attrs, regions, succs)
             # Custom forms may leave out the terminator MLIR's
             # SingleBlockImplicitTerminator implies (`scf.if %c { ... }`).
             for trait in self.terminators:
@@ -716,6 +797,12 @@ class OpPlan:
         except (VerifyException, ValueError, TypeError) as e:
             raise b.error(f"'{self.name}' op {e}", st.tok) from None
         return op
+
+
+@functools.lru_cache(maxsize=1024)
+def _segment_sizes(sizes: tuple[int, ...]) -> DenseArrayBase:
+    """The ``operandSegmentSizes``-style attribute (attributes are immutable)."""
+    return DenseArrayBase.from_list(i32, sizes)
 
 
 # ---------------------------------------------------------------- generation
@@ -880,47 +967,81 @@ class RuleGen:
 
 
 def _make_empty(plan: OpPlan, then_elems, else_elems):
-    """The set_empty of xDSL's optional group, on our state."""
+    """The set_empty of xDSL's optional group, on our state.
 
-    def empty_one(st: OpState, d):
-        if isinstance(d, OptionalGroupDirective):
-            for e in (d.then_first, *d.then_elements, *d.else_elements):
-                empty_one(st, e)
-        elif isinstance(d, OptionalOperandVariable | VariadicOperandVariable):
-            st.operands[d.index] = ()
-        elif isinstance(d, OperandsDirective):
-            st.operands = [() for _ in st.operands]
-        elif isinstance(d, TypeDirective):
-            inner = d.inner
-            if isinstance(inner, OperandsDirective):
-                st.otypes = [() for _ in st.otypes]
-            elif isinstance(inner, ResultsDirective):
-                st.rtypes = [() for _ in st.rtypes]
-            elif isinstance(inner, OptionalOperandVariable | VariadicOperandVariable):
-                st.otypes[inner.index] = ()
-            elif isinstance(inner, OptionalResultVariable | VariadicResultVariable):
-                st.rtypes[inner.index] = ()
-        elif isinstance(d, FunctionalTypeDirective):
-            pass
-        elif isinstance(d, OptionalRegionVariable | VariadicRegionVariable):
-            st.regions[d.index] = ()
-        elif isinstance(d, RegionVariable):
-            region = Region()
-            st.absent_regions.append(region)
-            st.regions[d.index] = (region,)
-        elif isinstance(d, OptionalSuccessorVariable | VariadicSuccessorVariable):
-            st.succs[d.index] = ()
-        elif isinstance(d, CustomDirective):
-            for p in dataclasses.fields(d):
-                v = getattr(d, p.name)
-                if isinstance(v, FormatDirective):
-                    empty_one(st, v)
+    The directives are classified once, here: what runs per parse is a list
+    of small setters (an optional group is not taken by most ops that have
+    one, so this runs for nearly every op)."""
+
+    def actions(elems) -> list[Callable[[OpState], None]]:
+        out: list[Callable[[OpState], None]] = []
+        for d in elems:
+            _empty_actions(d, out)
+        return out
+
+    then_actions = actions(then_elems)
+    else_actions = actions(else_elems)
 
     def empty(st: OpState, then: bool):
-        for d in then_elems if then else else_elems:
-            empty_one(st, d)
+        for action in then_actions if then else else_actions:
+            action(st)
 
     return empty
+
+
+def _empty_actions(d, out: list) -> None:
+    """Append to ``out`` what emptying directive ``d`` does to an OpState."""
+    if isinstance(d, OptionalGroupDirective):
+        for e in (d.then_first, *d.then_elements, *d.else_elements):
+            _empty_actions(e, out)
+    elif isinstance(d, OptionalOperandVariable | VariadicOperandVariable):
+        out.append(_set_item("operands", d.index))
+    elif isinstance(d, OperandsDirective):
+        out.append(_set_all("operands"))
+    elif isinstance(d, TypeDirective):
+        inner = d.inner
+        if isinstance(inner, OperandsDirective):
+            out.append(_set_all("otypes"))
+        elif isinstance(inner, ResultsDirective):
+            out.append(_set_all("rtypes"))
+        elif isinstance(inner, OptionalOperandVariable | VariadicOperandVariable):
+            out.append(_set_item("otypes", inner.index))
+        elif isinstance(inner, OptionalResultVariable | VariadicResultVariable):
+            out.append(_set_item("rtypes", inner.index))
+    elif isinstance(d, FunctionalTypeDirective):
+        pass
+    elif isinstance(d, OptionalRegionVariable | VariadicRegionVariable):
+        out.append(_set_item("regions", d.index))
+    elif isinstance(d, RegionVariable):
+        index = d.index
+
+        def absent_region(st: OpState) -> None:
+            region = Region()
+            st.absent_regions.append(region)
+            st.regions[index] = (region,)
+
+        out.append(absent_region)
+    elif isinstance(d, OptionalSuccessorVariable | VariadicSuccessorVariable):
+        out.append(_set_item("succs", d.index))
+    elif isinstance(d, CustomDirective):
+        for p in dataclasses.fields(d):
+            v = getattr(d, p.name)
+            if isinstance(v, FormatDirective):
+                _empty_actions(v, out)
+
+
+def _set_item(field: str, index: int) -> Callable[[OpState], None]:
+    def action(st: OpState) -> None:
+        getattr(st, field)[index] = ()
+
+    return action
+
+
+def _set_all(field: str) -> Callable[[OpState], None]:
+    def action(st: OpState) -> None:
+        setattr(st, field, [() for _ in getattr(st, field)])
+
+    return action
 
 
 def program_for(

@@ -17,6 +17,7 @@ MLIR.
 
 from __future__ import annotations
 
+
 from xdsl.dialects.builtin import (
     CallSiteLoc,
     FileLineColLoc,
@@ -25,9 +26,12 @@ from xdsl.dialects.builtin import (
     NameLoc,
     UnregisteredOp,
 )
-from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region
+from xdsl.ir.core import ErasedSSAValue
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
+from tfrt.dialects.fastir import canon as _canon
+from tfrt.dialects.fastir import walk
 
 
 def source_loc(loc: Attribute | None) -> SourceLoc | None:
@@ -77,19 +81,35 @@ def verify_module(module: Operation) -> None:
     """Verify ``module`` op by op; raise DiagnosticError at the first failure."""
     positions: dict[Block, dict[Operation, int]] = {}
     dominators: dict[Region, dict[Block, set[Block]]] = {}
+    # Walk order of the ops seen so far: in one block, an op seen earlier
+    # comes earlier (the common case of dominance, checked first).
+    order: dict[int, int] = {}  # by id(op): ops hash in Python
     verified = _VERIFIED
-    for op in _walk(module):
-        key = _signature(op)
-        if key is not None and key in verified:
-            pass  # an op equal in all that its verifier reads has passed
-        else:
+    for n, op in enumerate(walk(module)):
+        order[id(op)] = n
+        try:
+            key = _signature(op)
+        except TypeError:  # an unhashable attribute: verify each time
+            key = None
+        if key is None:
             _verify_op(op)
-            if key is not None:
-                if len(verified) >= _MAX_VERIFIED:
-                    verified.clear()
-                verified[key] = True
-        for i, operand in enumerate(op.operands):
-            owner = operand.owner
+        elif key not in verified:  # else: an op equal in all its verifier reads passed
+            _verify_op(op)
+            if len(verified) >= _MAX_VERIFIED:
+                verified.clear()
+            verified[key] = True
+        block = op.parent
+        for i, operand in enumerate(op._operands):  # noqa: SLF001 - no view object per op
+            if operand.__class__ is ErasedSSAValue:
+                _verify_op(op)  # raises: a signature does not tell erased values apart
+            if operand.__class__ is OpResult:
+                owner = operand.op
+            else:
+                owner = operand.owner
+                if owner.__class__ is Block:
+                    continue
+            if owner.parent is block and order.get(id(owner), n) < n:
+                continue
             if isinstance(owner, Operation) and not _dominates(owner, op, positions, dominators):
                 raise op_error(
                     op,
@@ -103,32 +123,77 @@ def verify_module(module: Operation) -> None:
 # equals an op that verified needs no second look.  Constants are left out
 # (their values can be large, and are seldom equal).
 _SELF_CONTAINED = frozenset({"arith", "math", "tfrt_array", "tfrt_scalar"})
+# Ops whose verifiers (xDSL's generic one, their traits and their own) read,
+# besides the above, only the number of blocks and the entry-block argument
+# types of their regions, whether they end their block and the class of
+# their parent op: all of it goes into their signature.  A linalg op's
+# verifier checks its indexing maps against the operand shapes and its body's
+# arguments (about 100 us); a model repeats the same few.
+_LOCAL_WITH_REGIONS = frozenset(
+    {"linalg.generic", "linalg.matmul", "linalg.fill", "linalg.yield", "tensor.empty"}
+)
 _VERIFIED: dict[tuple, bool] = {}
 _MAX_VERIFIED = 4096
 
 
+def _kind(name: str) -> int:
+    """0: verified each time; 1: self-contained; 2: local with regions."""
+    kind = _KINDS.get(name)
+    if kind is None:
+        if name in _LOCAL_WITH_REGIONS:
+            kind = 2
+        elif name.split(".", 1)[0] in _SELF_CONTAINED and "constant" not in name:
+            kind = 1
+        else:
+            kind = 0
+        if len(_KINDS) < 4096:
+            _KINDS[name] = kind
+    return kind
+
+
+_KINDS: dict[str, int] = {}
+
+
 def _signature(op: Operation) -> tuple | None:
     """What ``op``'s verifier reads, when that is all it reads; else None."""
-    name = op.name
-    if name.split(".", 1)[0] not in _SELF_CONTAINED or "constant" in name:
-        return None
-    if op.regions or op.successors:
-        return None
-    block = op.parent
-    if block is not None and block.last_op is op:
-        return None  # terminator checks look at the block
-    try:
-        key = (
-            type(op),
-            tuple(v.type for v in op.operands),
-            tuple(r.type for r in op.results),
-            tuple(op.properties.items()),
-            tuple(op.attributes.items()),
+    kind = _KINDS.get(op.name)
+    if kind is None:
+        kind = _kind(op.name)
+    if kind == 2:
+        if op._successors:  # noqa: SLF001 - no view object
+            return None
+        block = op.parent
+        region = None if block is None else block.parent
+        parent = None if region is None else region.parent
+        extra = (
+            tuple(
+                [
+                    None
+                    if (b := r._first_block) is None  # noqa: SLF001
+                    else (b._next_block is None, tuple([_canon(a._type) for a in b._args]))  # noqa: SLF001
+                    for r in op.regions
+                ]
+            ),
+            block is not None and block.last_op is op,
+            type(parent),
         )
-        hash(key)
-    except TypeError:  # an unhashable attribute: verify each time
+    elif kind == 0:
         return None
-    return key
+    else:
+        if op.regions or op._successors:  # noqa: SLF001
+            return None
+        block = op.parent
+        if block is not None and block.last_op is op:
+            return None  # terminator checks look at the block
+        extra = None
+    return (
+        type(op),
+        tuple([_canon(v._type) for v in op._operands]),  # noqa: SLF001 - no property per value
+        tuple([_canon(r._type) for r in op.results]),  # noqa: SLF001
+        tuple([(k, _canon(v)) for k, v in op.properties.items()]),
+        tuple([(k, _canon(v)) for k, v in op.attributes.items()]),
+        extra,
+    )
 
 
 def _verify_op(op: Operation) -> None:
@@ -138,19 +203,6 @@ def _verify_op(op: Operation) -> None:
         raise
     except Exception as e:  # noqa: BLE001 - any verifier failure becomes a diagnostic
         raise op_error(op, _message(e), plain=_is_plain(e)) from None
-
-
-def _walk(root: Operation):
-    """Pre-order walk without recursion (regions may nest deeply)."""
-    stack = [root]
-    while stack:
-        op = stack.pop()
-        yield op
-        children = [
-            child for region in op.regions for block in region.blocks for child in block.ops
-        ]
-        children.reverse()
-        stack.extend(children)
 
 
 def _dominates(definer: Operation, user: Operation, positions, dominators) -> bool:

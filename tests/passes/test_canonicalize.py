@@ -184,3 +184,35 @@ def test_constants_stay_inside_isolated_regions():
     assert "%3 = tfrt.print.i32 %2, %arg0" in inner
     assert "%4 = tfrt.print.i32 %2, %3" in inner
     assert sum("tfrt.constant.i32" in line for line in lines) == 2
+
+
+def test_worklist_order_is_xdsls():
+    """The walker fills its worklist as xDSL's does (the order rewrites happen in)."""
+    from xdsl.pattern_rewriter import PatternRewriteWalker, RewritePattern
+
+    from tfrt.dialects.syntax import parse_module
+    from tfrt.passes.canonicalize import _Walker
+
+    class Nothing(RewritePattern):
+        def match_and_rewrite(self, op, rewriter):
+            pass
+
+    m = parse_module(
+        """
+        func.func @f(%x: i32) -> i32 {
+          %a = "t.a"(%x) ({
+            "t.b"() : () -> ()
+          ^bb1:
+            "t.c"() ({ "t.d"() : () -> () }) : () -> ()
+          }) : (i32) -> i32
+          func.return %a : i32
+        }
+        func.func @g() { func.return }
+        """,
+        allow_unregistered=True,
+    )
+    theirs, ours = PatternRewriteWalker(Nothing()), _Walker(Nothing())
+    theirs._populate_worklist(m.body)
+    ours._populate_worklist(m.body)
+    assert ours._worklist._stack == theirs._worklist._stack
+    assert ours._worklist._map == theirs._worklist._map

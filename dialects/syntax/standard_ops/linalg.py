@@ -35,6 +35,7 @@ parseNamedStructuredOp, GenericOp/ReduceOp/TransposeOp/BroadcastOp::parse):
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Sequence
 
@@ -48,6 +49,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     i64,
 )
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.ir import Attribute, Block, Region
 from xdsl.irdl.declarative_assembly_format import (
     AttributeVariable,
@@ -63,6 +65,7 @@ from xdsl.irdl.declarative_assembly_format import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
+from ...fastir import append_op, create_op, new_block, new_region
 from ..directive_rules import DirectiveRule, shared_rule
 
 
@@ -91,9 +94,14 @@ class _Directive(CustomDirective):
 
 
 def _set_types(b, st, plan, d, types, tok) -> None:
-    from ..formats import make_target
+    # The target of a directive of a plan never changes: made once.
+    targets = plan.__dict__.setdefault("_linalg_targets", {})
+    target = targets.get(id(d))
+    if target is None:
+        from ..formats import make_target
 
-    make_target(plan, d).set(b, st, list(types), tok)
+        target = targets[id(d)] = make_target(plan, d)
+    target.set(b, st, list(types), tok)
 
 
 def _store_dict(st, plan, entries: dict[str, Attribute] | None) -> None:
@@ -241,6 +249,8 @@ class LinalgNamedOperandsRule(DirectiveRule):
 
 # (op class, operand types) -> how to rebuild the class's hidden body.
 _BODY_RECIPES: dict = {}
+# (op class, ids of the operand types) -> (the types, the recipe).
+_BODY_BY_ID: dict = {}
 _BODY_LOCK = threading.Lock()
 
 
@@ -248,28 +258,36 @@ def _hidden_region(cls, ins, outs) -> Region:
     """The hidden body ``cls.get_hidden_region(ins, outs)`` builds, rebuilt
     from a recipe recorded the first time: xDSL's builder re-runs its Python
     body and verifies each op, several times the cost of creating them."""
-    key = (cls, *(v.type for v in ins), *(v.type for v in outs))
-    recipe = _BODY_RECIPES.get(key)
-    if recipe is None:
-        recipe = _record_body(cls.get_hidden_region(ins, outs))
-        if recipe is None:  # not a plain single-block body: build it each time
-            return cls.get_hidden_region(ins, outs)
+    types = tuple(v.type for v in (*ins, *outs))
+    # Types are shared objects: looked up by identity first (hashing a
+    # tensor type hashes its whole shape), then by value.
+    fast_key = (cls, *map(id, types))
+    found = _BODY_BY_ID.get(fast_key)
+    if found is not None and all(a is b for a, b in zip(found[0], types)):
+        recipe = found[1]
+    else:
+        key = (cls, *types)
+        recipe = _BODY_RECIPES.get(key)
+        if recipe is None:
+            recipe = _record_body(cls.get_hidden_region(ins, outs))
+            if recipe is None:  # not a plain single-block body: build it each time
+                return cls.get_hidden_region(ins, outs)
+            with _BODY_LOCK:
+                _BODY_RECIPES[key] = recipe
         with _BODY_LOCK:
-            _BODY_RECIPES[key] = recipe
+            if len(_BODY_BY_ID) > 1024:
+                _BODY_BY_ID.clear()
+            _BODY_BY_ID[fast_key] = (types, recipe)
     arg_types, steps = recipe
-    block = Block(arg_types=arg_types)
+    block = new_block(arg_types)
+    args = block._args  # noqa: SLF001
     made = []
     for op_cls, sources, result_types, props, attrs in steps:
-        values = [block.args[i] if j < 0 else made[j].results[i] for j, i in sources]
-        op = op_cls.create(
-            operands=values,
-            result_types=result_types,
-            properties=dict(props),
-            attributes=dict(attrs),
-        )
-        block.add_op(op)
+        values = [args[i] if j < 0 else made[j].results[i] for j, i in sources]
+        op = create_op(op_cls, values, result_types, props, attrs)
+        append_op(block, op)
         made.append(op)
-    return Region(block)
+    return new_region(block)
 
 
 def _record_body(region: Region):
@@ -559,8 +577,6 @@ class LinalgGenericTraitsRule(DirectiveRule):
         iterators, tok = entries.pop(d.iterator_types.name, (None, st.tok))
         if not isinstance(iterators, ArrayAttr):
             raise b.error("expected iterator_types array attribute", tok)
-        from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-
         kinds = []
         for it in iterators.data:
             if isinstance(it, IteratorTypeAttr):
@@ -568,16 +584,27 @@ class LinalgGenericTraitsRule(DirectiveRule):
                 continue
             text = it.data if isinstance(it, StringAttr) else str(it)
             try:
-                kinds.append(IteratorTypeAttr(IteratorType(text)))
+                kinds.append(_iterator_type(text))
             except ValueError:
                 raise b.error(f"unexpected iterator_type ({text})", tok) from None
         _store(st, d.indexing_maps, maps)
-        _store(st, d.iterator_types, ArrayAttr(kinds))
+        _store(st, d.iterator_types, _iterator_types(tuple(kinds)))
         for var in (d.doc, d.library_call):
             value, _ = entries.pop(var.name, (None, None))
             if value is not None:
                 _store(st, var, value)
         st.attrs.update((key, value) for key, (value, _) in entries.items())
+
+
+@functools.lru_cache(maxsize=64)
+def _iterator_type(text: str) -> Attribute:
+    """``#linalg.iterator_type<text>`` (attributes are immutable: shared)."""
+    return IteratorTypeAttr(IteratorType(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _iterator_types(kinds: tuple[Attribute, ...]) -> ArrayAttr:
+    return ArrayAttr(kinds)
 
 
 @irdl_custom_directive

@@ -661,3 +661,20 @@ def test_an_op_equal_to_a_verified_one_is_still_checked_for_its_own_errors():
     )
     out = error_of(bad)
     assert out.startswith("t.mlir:3:3: error: 'arith.addf' op result"), out
+
+
+def test_a_linalg_op_equal_to_a_verified_one_but_for_its_body_is_still_checked():
+    """linalg ops share verification results too; their signature holds their
+    body's argument types, so a body that differs still gets its error."""
+    generic = (
+        "%{r} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        'affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} '
+        "ins(%t : {E}) outs(%u : {E}) {{\n"
+        "  ^bb0(%p: {T}, %o: f32):\n"
+        "    linalg.yield %o : f32\n"
+        "  }} -> {E}"
+    )
+    ok = generic.format(r=0, E=E, T="f32")
+    ours(wrap(ok, generic.format(r=1, E=E, T="f32")))
+    out = error_of(wrap(ok, generic.format(r=1, E=E, T="f64")))
+    assert out.startswith("t.mlir:6:3: error: 'linalg.generic' op expected type of bb argument #0"), out

@@ -294,3 +294,17 @@ def test_value_from_a_dominating_block_is_fine():
         "}\n"
     )
     parse_module(src, "t.mlir", ctx=make_context())
+
+
+@pytest.mark.parametrize(
+    "src, col",
+    [
+        ('"t\\.two"() : () -> ()\n', 1),  # a generic op's name
+        ('"t.a"() {"k\\q" = 1} : () -> ()\n', 10),  # an attribute name
+        ('"t.a"() : () -> () loc("a\\z":1:2)\n', 24),  # a location's file
+        ('"t.a"() : () -> () loc("n\\z")\n', 24),  # a location's name
+    ],
+)
+def test_bad_escapes_in_string_literals_are_diagnostics(src, col):
+    out = diag(src, allow_unregistered=True)
+    assert out.startswith(f"t.mlir:1:{col}: error: invalid escape sequence"), out

@@ -128,3 +128,28 @@ def test_tfrt_dialects_accept_unknown_ops_and_types():
     assert m is not None
     with pytest.raises(DiagnosticError, match="unregistered operation 'arith.nope'"):
         parse_module('"arith.nope"() : () -> ()\n', ctx=make_context())
+
+
+TENSOR_TYPES = (
+    "tensor<4xf32>, tensor<index>, tensor<2x3xi1>, tensor<f64>, tensor<0x10xbf16>, tensor<7xui8>, "
+    "tensor<2x?xf32>, tensor<*xf32>, tensor<3xi7>, tensor<4x4xf32, 1 : i64>"
+)
+
+
+def test_tensor_types_read_the_same_with_or_without_the_one_token_shortcut():
+    # Static tensors of common element types are one token (TENSOR_TYPE); the
+    # others go the long way.  Both give the types xDSL's parser gives.
+    src = f'%0:10 = "t.op"() : () -> ({TENSOR_TYPES})\n'
+    got = [r.type for r in ours(src).body.block.first_op.results]
+    assert got == [r.type for r in xdsl_parse(src).body.block.first_op.results]
+    spaced = src.replace("<", "< ")  # never a shortcut
+    assert [r.type for r in ours(spaced).body.block.first_op.results] == got
+
+
+def test_errors_at_a_tensor_type_speak_of_the_keyword():
+    with pytest.raises(DiagnosticError) as e:
+        ours('"t.op"(%0) : tensor<4xf32> -> ()\n')
+    assert "TENSOR_TYPE" not in str(e.value) and "tensor_type" not in str(e.value)
+    with pytest.raises(DiagnosticError) as e:
+        ours('%0 = "t.op"() : () -> tensor<4xf32> tensor<4xf32>\n')
+    assert "'tensor'" in str(e.value) and "tensor<" not in str(e.value).splitlines()[0]
