@@ -260,21 +260,23 @@ def _body_expr(op: Operation, block: Block, arg_values: dict[SSAValue, str], add
         exprs[v] = add_operand(v)
         return exprs[v]
 
-    for inner in block.ops:
+    inner = block.first_op
+    while inner is not None:
         if inner.name in ("linalg.yield",):
+            inner = inner.next_op
             continue
         if inner.name == "linalg.index":
             exprs[inner.results[0]] = index_operand(inner.properties["dim"].value.data)
-            continue
-        if inner.name == "arith.constant":
+        elif inner.name == "arith.constant":
             text = literal(inner.properties["value"])
             if text is None:
                 raise cannot_lower(inner, "only scalar constants can be used in a linalg body")
             exprs[inner.results[0]] = text
-            continue
-        if inner.name not in EXPR_OPS:
+        elif inner.name not in EXPR_OPS:
             raise cannot_lower(op, f"its body holds '{inner.name}', which has no elementwise kernel")
-        exprs[inner.results[0]] = op_expr(inner, [ref(v) for v in inner.operands])
+        else:
+            exprs[inner.results[0]] = op_expr(inner, [ref(v) for v in inner._operands])  # noqa: SLF001
+        inner = inner.next_op
     return exprs
 
 
@@ -318,7 +320,8 @@ def _lower_structured(op: Operation, b: _Builder) -> list[SSAValue]:
     if any(r is None for r in ranges):
         raise cannot_lower(op, "a loop dimension is used by no operand")
     full = [int(r) for r in ranges]  # type: ignore[arg-type]
-    block = op.regions[0].blocks[0]
+    block = op.regions[0].first_block
+    assert block is not None
     yield_op = block.last_op
     assert yield_op is not None
 
