@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from xdsl.dialects import arith, func, linalg
+from xdsl.dialects import arith, func
+from xdsl.dialects.linalg.ops import YieldOp as LinalgYieldOp
 from xdsl.dialects.builtin import (
     FileLineColLoc,
     IntAttr,
@@ -48,7 +49,7 @@ def _args(*types):
         (ModuleOp, lambda: dict(regions=[Region(Block())])),
         (UnregisteredOp.with_name("my.op"), lambda: dict(result_types=[f32])),
         (
-            linalg.YieldOp,
+            LinalgYieldOp,
             lambda: dict(operands=list(_args(TensorType(f32, [2])))),
         ),
     ],
