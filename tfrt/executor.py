@@ -219,8 +219,7 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     plan = FunctionPlan()
     cols = fn.columns
     if cols is not None:  # straight from the body's columns: no Kernel objects
-        records, uses, start, users = cols.records(program.bef.kernel_names)
-        kernel_records = records
+        kernel_records, uses, start, users = cols.records(program.bef.kernel_names)
         result_registers = tuple(cols.returns.tolist())
         nregs = cols.num_registers
         pseudo = (tuple(start), *(tuple(users[i]) for i in range(cols.num_args_fn)))
@@ -258,7 +257,7 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     plan.kernels = kernels
     plan.init_counts = counts
     plan.all_sync = all_sync
-    plan.order = _simulate_order(plan) if fast_ok else None
+    plan.order = _replay(plan) if fast_ok else None
     return plan
 
 
@@ -324,12 +323,6 @@ def _replay(plan: FunctionPlan, stop: int = -1) -> Any:
     if len(order) != len(kernels) - 1:
         return None  # some kernel never becomes ready (malformed counts): no fast path
     return tuple(order)
-
-
-def _simulate_order(plan: FunctionPlan) -> tuple[int, ...] | None:
-    """The order the dataflow algorithm runs kernels in when nothing is ever
-    unavailable, if it runs them all inline (see _replay); else None."""
-    return _replay(plan)
 
 
 # ---------------------------------------------------------------------------
@@ -1138,7 +1131,10 @@ _FREE_X, _FREE_Y, _DEAD = 1, 2, 4
 
 
 class _ColumnPlan:
-    __slots__ = ("steps", "num_registers", "num_args", "returns", "order", "kinds", "xs", "rs")
+    # One list per step field, in execution order: the kind of call, the
+    # kernel, operand x (or the attribute, or a general step's spec), operand
+    # y, the result register, and what dies after the call (_FREE_X ...).
+    __slots__ = ("kinds", "fns", "xs", "ys", "rs", "ds", "num_registers", "returns")
 
     def run(self, exec_ctx: ExecutionContext, fn: "BEFFunction", values: Sequence[Any]) -> Any:
         """Plain values in; a tuple of plain values out, or a list of
@@ -1148,7 +1144,7 @@ class _ColumnPlan:
         v = None
         kind = x = r = None
         try:
-            for kind, f, x, y, r, d in self.steps():
+            for kind, f, x, y, r, d in zip(self.kinds, self.fns, self.xs, self.ys, self.rs, self.ds):
                 if kind == 2:
                     v = f(regs[x], regs[y])
                 elif kind == 1:
@@ -1231,7 +1227,6 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
         return None
     if n and (cols.stream.min() != cols.stream.max() or int(cols.stream[0]) != cols.root_stream):
         return None  # kernels off the call's stream are enqueued: the interpreter's order
-    nfargs = cols.num_args_fn
     nregs = cols.num_registers
     order = cols.order.astype(np.int64)
     na = cols.num_args.astype(np.int64)[order]
@@ -1303,15 +1298,10 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
             results = tuple(range(base, base + int(nr[p])))
             k_dead = tuple(not has_use_l[r] and not returned_l[r] for r in results)
             xs[p] = (values, k_args, results, tuple(k_free), k_dead)
-    rs = rb.tolist()
-    steps = (kinds, fns, xs, y.tolist(), rs, d.tolist())
     plan = _ColumnPlan()
-    plan.steps = lambda: zip(*steps)
-    plan.kinds, plan.xs, plan.rs = kinds, xs, rs
+    plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds = kinds, fns, xs, y.tolist(), rb.tolist(), d.tolist()
     plan.num_registers = nregs
-    plan.num_args = nfargs
     plan.returns = returns.tolist()
-    plan.order = order
     return plan
 
 

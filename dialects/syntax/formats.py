@@ -622,26 +622,12 @@ class OpPlan:
         The answer depends only on what the text spelled (types, attributes,
         properties, operand counts), which repeats from op to op
         (``arith.addf %a, %b : f32``), so it is remembered per plan."""
-        try:
-            key = (
-                need_results,
-                tuple(None if ops is None else len(ops) for ops in st.operands),
-                tuple(st.otypes),
-                tuple(st.rtypes),
-                tuple(st.attrs.items()),
-                tuple(st.props.items()),
-            )
-            found = self._inferred.get(key)
-        except TypeError:  # an attribute that cannot be hashed
-            key = found = None
+        found, key = _lookup(self._inferred, (need_results, _spelling(st)))
         if found is not None:
             otypes, rtypes = found
             return list(otypes), (list(rtypes) if rtypes is not None else None)
         otypes, rtypes = self._infer(b, st, need_results)
-        if key is not None:
-            if len(self._inferred) > 1024:
-                self._inferred.clear()
-            self._inferred[key] = (tuple(otypes), tuple(rtypes) if rtypes is not None else None)
+        _remember(self._inferred, key, (tuple(otypes), tuple(rtypes) if rtypes is not None else None))
         return otypes, rtypes
 
     def _infer(self, b, st: OpState, need_results: bool):
@@ -668,23 +654,10 @@ class OpPlan:
         # The missing types follow from what the text spelled (types,
         # attributes, operand counts), which repeats from op to op: resolved
         # once per spelling.
-        try:
-            key = (
-                tuple(None if ops is None else len(ops) for ops in st.operands),
-                tuple(st.otypes),
-                tuple(st.rtypes),
-                tuple(st.attrs.items()),
-                tuple(st.props.items()),
-            )
-            found = self._resolved.get(key)
-        except TypeError:  # an attribute that cannot be hashed
-            key = found = None
+        found, key = _lookup(self._resolved, _spelling(st))
         if found is None:
             otypes, rtypes = self._resolve_types(b, st)
-            if key is not None:
-                if len(self._resolved) > 1024:
-                    self._resolved.clear()
-                self._resolved[key] = (tuple(otypes), tuple(rtypes))
+            _remember(self._resolved, key, (tuple(otypes), tuple(rtypes)))
         else:
             otypes, rtypes = found
         return self._create(b, st, otypes, rtypes)
@@ -1145,3 +1118,33 @@ def _ensure_terminator(op, trait: SingleBlockImplicitTerminator, absent: list[Re
             term = trait.op_type.create()
             term.location = op.location
             block.add_op(term)
+
+
+def _spelling(st: OpState) -> tuple:
+    """What the text spelled of an op (operand counts, types, attributes,
+    properties): the key of the per-plan type caches."""
+    return (
+        tuple(None if ops is None else len(ops) for ops in st.operands),
+        tuple(st.otypes),
+        tuple(st.rtypes),
+        tuple(st.attrs.items()),
+        tuple(st.props.items()),
+    )
+
+
+def _lookup(cache: dict, key: tuple) -> tuple:
+    """(the cached value or None, the key, or None when it cannot be hashed:
+    an attribute without a hash)."""
+    try:
+        return cache.get(key), key
+    except TypeError:
+        return None, None
+
+
+def _remember(cache: dict, key: tuple | None, value: tuple) -> None:
+    """Store ``value`` under ``key`` (unless None) in a cache of at most ~1024 entries."""
+    if key is None:
+        return
+    if len(cache) > 1024:
+        cache.clear()
+    cache[key] = value
