@@ -121,7 +121,7 @@ class FoldConstantsPass(ModulePass):
             if kdef is None or attrs is None:
                 continue
             try:
-                value = kdef.fn(*attrs, *[_constant_value(x) for x in owners])
+                value = kdef.bind(attrs)(*[_constant_value(x) for x in owners])
             except Exception:  # noqa: BLE001 - leave it to run time, where the error has a location
                 continue
             new = _to_constant(value, rtype, o)

@@ -1232,6 +1232,23 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
     na = cols.num_args.astype(np.int64)[order]
     nt = cols.num_attrs.astype(np.int64)[order]
     nr = cols.num_results.astype(np.int64)[order]
+    codes = cols.code[order]
+    binding = table.binds[codes] if n else np.zeros(0, bool)
+    fns = table.fns[codes].tolist()
+    if binding.any():
+        # Binding kernels get their attributes now and take only operands.
+        names = program.bef.kernel_names
+        t0 = cols.attr_start[order]
+        attrs = cols.attrs.tolist()
+        codes_l = codes.tolist()
+        for p in np.nonzero(binding)[0].tolist():
+            kdef = table.kdefs[codes_l[p]]
+            s = int(t0[p])
+            values = program._attribute_values(kdef, names[codes_l[p]], attrs[s : s + int(nt[p])])
+            if values is None:
+                return None  # a bad attribute: the full plan reports it
+            fns[p] = kdef.bind(values)
+        nt = np.where(binding, 0, nt)
     a0 = cols.arg_start[order]
     args = cols.args.astype(np.int64)
     rb = cols.result_base[order]
@@ -1265,8 +1282,6 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
     kind[one & (nt == 1) & (na == 0)] = _K_ATTR
     # A kernel that uses one register twice frees it once.
     d = np.where((kind == _K_TWO) & (x == y), d & ~_FREE_Y, d)
-    codes = cols.code[order]
-    fns = table.fns[codes].tolist()
     xs = x.tolist()
     kinds = kind.tolist()
     special = np.nonzero(kind >= _K_ATTR)[0].tolist()
@@ -1384,7 +1399,7 @@ class _KernelTable:
     """Per kernel code of a program: its definition, function and whether the
     column path may call it (sync, no context)."""
 
-    __slots__ = ("kdefs", "fns", "simple")
+    __slots__ = ("kdefs", "fns", "simple", "binds")
 
     def __init__(self, program: "BEFProgram") -> None:
         registry = program.host.registry
@@ -1394,6 +1409,7 @@ class _KernelTable:
         self.simple = np.array(
             [kd is not None and kd.is_sync and not kd.context for kd in self.kdefs], bool
         )
+        self.binds = np.array([kd is not None and kd.binds for kd in self.kdefs], bool)
 
 
 # ---------------------------------------------------------------------------
@@ -1498,6 +1514,12 @@ class BEFFunction:
         Returns a tuple of plain values when the compiled path ran without an
         error, else a list of AsyncValues (the caller awaits and unwraps).
         """
+        fast = self._fast  # set only for functions that are not SYNC_FUNCTIONs
+        if fast is not None and exec_ctx.request.cancel_value is None:
+            try:
+                return fast.func(exec_ctx, *values)
+            except Exception as exc:
+                return _recover(self, fast, exec_ctx, exc, values)
         if self.kind == bp.SYNC_FUNCTION:
             return self.execute(exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
         fast = self._fast_code()

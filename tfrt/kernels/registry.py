@@ -63,6 +63,21 @@ Kinds
 
 ``context=True`` (sync kernels only) passes a :class:`KernelContext` first.
 
+``bind=True`` (sync kernels only) makes the function a factory: the executor
+calls it once per kernel in a program, with the decoded attributes, when it
+plans the function, and calls what it returns with the operands (after the
+context, if any) on every run.  Work that depends only on attributes
+(parsing an expression, turning a shape into ints, choosing a code path) is
+then paid once, not per call::
+
+    @kernel("my.scale", attrs=("f32",), bind=True)
+    def scale(factor):
+        factor = float(factor)
+        return lambda x: x * factor
+
+A ``KernelError`` the factory raises fails the kernel when it runs.
+:meth:`KernelDef.bind` applies attributes the same way to any kernel.
+
 Attributes
 ----------
 ``attrs`` lists the kinds of the attributes the kernel reads, positionally, in
@@ -116,6 +131,7 @@ callable taking the registry).  Native functions (``func.func`` with
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 import sys
@@ -230,10 +246,35 @@ class KernelDef:
     attr_codes: tuple[int | None, ...] | None = ()
     context: bool = False
     module: str = ""
+    binds: bool = False  # fn(*attrs) returns the kernel for those attributes
 
     @property
     def is_sync(self) -> bool:
         return self.kind == "sync"
+
+    def bind(self, attrs: tuple[Any, ...]) -> Callable[..., Any]:
+        """The kernel with its attributes applied: ``f([ctx,] *operand_values)``.
+
+        A binding kernel's factory runs here, once; a :class:`KernelError` it
+        raises is raised again by every call of the result, so that bad
+        attributes fail the kernel at run time, at its location, as they
+        would if the kernel read them on each call."""
+        fn = self.fn
+        if not self.binds:
+            if not attrs:
+                return fn
+            if self.context:
+                return lambda ctx, *operands: fn(ctx, *attrs, *operands)
+            return functools.partial(fn, *attrs)
+        try:
+            return fn(*attrs)
+        except KernelError as exc:
+            error = exc
+
+            def failed(*_operands: Any) -> Any:
+                raise KernelError(error.message, error.code)
+
+            return failed
 
 
 @dataclass(frozen=True)
@@ -260,8 +301,11 @@ def kernel(
     attrs: Iterable[str] | None = (),
     kind: str = "sync",
     context: bool = False,
+    bind: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: define the kernel ``name`` (see the module docstring)."""
+    if bind and kind != "sync":
+        raise ValueError(f"kernel {name!r}: bind=True is for sync kernels")
     if kind not in ("sync", "async"):
         raise ValueError(f"kernel {name!r}: kind must be 'sync' or 'async', not {kind!r}")
     if context and kind != "sync":
@@ -271,7 +315,7 @@ def kernel(
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         module = getattr(fn, "__module__", "") or ""
-        kdef = KernelDef(name, fn, kind, attr_kinds, codes, context, module)
+        kdef = KernelDef(name, fn, kind, attr_kinds, codes, context, module, bind)
         DEFINITIONS.setdefault(module, []).append(kdef)
         return fn
 
