@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from tfrt.kernels.array_pool import host_pool
 from tfrt.kernels.expr import DTYPES, compile_array
 from tfrt.kernels.registry import KernelError, kernel
 
@@ -68,20 +69,50 @@ def _writable(x: Any, shape: Any, dtype: Any) -> bool:
     )
 
 
-@kernel("tfrt_array.elementwise", attrs=("str", "i64", _I64S, "str"))
-def elementwise(expr, inplace, shape, types, *inputs):
-    """Evaluates ``expr`` over the operands (broadcast to ``shape``)."""
-    xp = np
-    for x in inputs:
+def _on_gpu(values: tuple) -> bool:
+    for x in values:
         if type(x) is not np.ndarray and hasattr(x, "__cuda_array_interface__"):
-            xp = _xp(x)  # pragma: no cover - needs a GPU
-            break
+            return True
+    return False
+
+
+def _allocator(shape: tuple[int, ...], dtype: Any) -> Any:
+    """``numpy.empty``, or the array pool's when ``shape`` is large enough to pool."""
+    count = 1
+    for d in shape:
+        count *= d
+    return host_pool.empty if count * np.dtype(dtype).itemsize >= host_pool.min_bytes else np.empty
+
+
+@kernel("tfrt_array.elementwise", attrs=("str", "i64", _I64S, "str"), bind=True)
+def elementwise(expr, inplace, shape, types):
+    """Evaluates ``expr`` over the operands (broadcast to ``shape``).
+
+    Bound once per kernel: the expression is compiled and the output buffer
+    chosen when the program is planned."""
+    shape = tuple(int(d) for d in shape)
+    inplace = int(inplace)
+    fn = _compiled(expr, types, np, inplace)
+    out_dtype = fn.out_dtype
+    reuse = inplace if inplace >= 0 and fn.inplace_safe else -1
+    empty = _allocator(shape, out_dtype)
+
+    def run(*inputs):
+        if _on_gpu(inputs):  # pragma: no cover - needs a GPU
+            return _elementwise_device(expr, inplace, shape, types, inputs)
+        if reuse >= 0 and _writable(inputs[reuse], shape, out_dtype):
+            return fn(inputs[reuse], *inputs)
+        return fn(empty(shape, out_dtype), *inputs)
+
+    return run
+
+
+def _elementwise_device(expr, inplace, shape, types, inputs):
+    xp = next(_xp(x) for x in inputs if _on_gpu((x,)))
     fn = _compiled(expr, types, xp, inplace)
     if inplace >= 0 and fn.inplace_safe and _writable(inputs[inplace], shape, fn.out_dtype):
-        out = inputs[inplace]
-    else:
-        out = xp.empty(shape, fn.out_dtype)
-    return fn(out, *inputs)
+        return fn(inputs[inplace], *inputs)
+    return fn(xp.empty(shape, fn.out_dtype), *inputs)
 
 
 def _epilogue(product, epilogue, types, extras, xp):
@@ -93,18 +124,56 @@ def _epilogue(product, epilogue, types, extras, xp):
     return fn(xp.empty(product.shape, fn.out_dtype), product, *extras)
 
 
-@kernel("tfrt_array.matmul", attrs=("str", _I64S, "i1", "i1", "str"))
-def matmul(epilogue, shape, transpose_a, transpose_b, types, a, b, *extras):
+def _bind_epilogue(epilogue: str, types: str) -> tuple[Any, Any]:
+    """``(fn, dtype)``: the compiled host epilogue, called ``fn(product, product,
+    *extras)`` on a fresh, writable product whose dtype is ``dtype``; ``(None,
+    None)`` without an epilogue.  Any other product goes through ``_epilogue``."""
+    if not epilogue:
+        return None, None
+    fn = _compiled(epilogue, types, np, 0)
+    return (fn, fn.out_dtype) if fn.inplace_safe else (None, ())
+
+
+@kernel("tfrt_array.matmul", attrs=("str", _I64S, "i1", "i1", "str"), bind=True)
+def matmul(epilogue, shape, transpose_a, transpose_b, types):
     """``a @ b`` (batched; ``b`` may be a vector), then the epilogue."""
-    xp = np if type(a) is np.ndarray else _xp(a)
+    shape = tuple(int(d) for d in shape)
+    count = 1
+    for d in shape:
+        count *= d
+    pooled = count * 4 >= host_pool.min_bytes
+    ep, ep_dtype = _bind_epilogue(epilogue, types)
+
+    def run(a, b, *extras):
+        if type(a) is not np.ndarray or type(b) is not np.ndarray:
+            return _matmul_any(epilogue, shape, transpose_a, transpose_b, types, a, b, extras)
+        if transpose_a:
+            a = a.swapaxes(-1, -2)
+        if transpose_b:
+            b = b.swapaxes(-1, -2)
+        # For matrices numpy.dot is numpy.matmul with less dispatch overhead.
+        mul = np.dot if a.ndim == 2 and b.ndim == 2 else np.matmul
+        if pooled:
+            product = mul(a, b, out=host_pool.empty(shape, np.result_type(a, b)))
+        else:
+            product = mul(a, b)
+        if ep is not None and product.dtype == ep_dtype:
+            return ep(product, product, *extras)
+        if ep_dtype is None:
+            return product
+        return _epilogue(product, epilogue, types, extras, np)
+
+    return run
+
+
+def _matmul_any(epilogue, shape, transpose_a, transpose_b, types, a, b, extras):
+    """matmul on scalars, array-likes and device arrays."""
+    xp = _xp(a)
     if transpose_a:
         a = xp.swapaxes(a, -1, -2)
     if transpose_b:
         b = xp.swapaxes(b, -1, -2)
-    product = xp.matmul(a, b)
-    if type(product) is not np.ndarray:
-        product = _tensor(product, xp)
-    return _epilogue(product, epilogue, types, extras, xp)
+    return _epilogue(_tensor(xp.matmul(a, b), xp), epilogue, types, extras, xp)
 
 
 def _windows(x, xp, kh, kw, strides, dilations, oh, ow):
@@ -123,31 +192,119 @@ def _pad_nhwc(x, padding, xp, value=0):
     top, bottom, left, right = (int(p) for p in padding)
     if not (top or bottom or left or right):
         return x
-    out = xp.full((x.shape[0], x.shape[1] + top + bottom, x.shape[2] + left + right, x.shape[3]), value, x.dtype)
-    out[:, top : top + x.shape[1], left : left + x.shape[2], :] = x
+    n, h, w, c = x.shape
+    shape = (n, h + top + bottom, w + left + right, c)
+    if xp is not np:
+        out = xp.full(shape, value, x.dtype)  # pragma: no cover - needs a GPU
+    else:
+        # A reused buffer: only the border is filled, the interior is copied.
+        out = host_pool.empty(shape, x.dtype)
+        out[:, :top] = value
+        out[:, top + h :] = value
+        out[:, top : top + h, :left] = value
+        out[:, top : top + h, left + w :] = value
+    out[:, top : top + h, left : left + w, :] = x
     return out
 
 
-@kernel("tfrt_array.conv2d", attrs=(_I64S, "str", "i64", _I64S, _I64S, _I64S, "str"))
-def conv2d(dilations, epilogue, groups, padding, shape, strides, types, x, w, *extras):
-    """NHWC x HWCF convolution (grouped when ``groups`` > 1), then the epilogue."""
-    xp = _xp(x)
-    x = _pad_nhwc(x, padding, xp)
-    kh, kw, cg, f = w.shape
-    n, oh, ow, _ = (int(d) for d in shape)
-    if kh == kw == 1 and tuple(strides) == (1, 1):
-        cols = x[:, :oh, :ow, :]
-    else:
-        cols = _windows(x, xp, kh, kw, strides, dilations, oh, ow)
-    if groups == 1:
-        if cols.ndim == 4:
-            prod = xp.matmul(cols.reshape(n * oh * ow, cg), w.reshape(cg, f))
+def _tap_ranges(size, out_size, k, stride, dilation, before):
+    """Per filter tap along one axis: (first output, end output, first input).
+
+    Output ``o`` reads input ``o * stride + tap * dilation - before``; the
+    range is where that falls inside ``[0, size)`` (possibly empty)."""
+    ranges = []
+    for t in range(k):
+        shift = t * dilation - before
+        lo = max(0, -(shift // stride)) if shift < 0 else 0
+        hi = min(out_size, (size - 1 - shift) // stride + 1) if size - 1 - shift >= 0 else 0
+        ranges.append((lo, max(lo, hi), lo * stride + shift))
+    return ranges
+
+
+def _tap_views(x, out_shape, window, strides, dilations, padding):
+    """For each (i, j) filter tap: the output window it covers and the input it reads.
+
+    Yields ``(i, j, (oy0, oy1, ox0, ox1), view)`` where ``view`` is the part
+    of unpadded NHWC ``x`` that lands on outputs ``[oy0, oy1) x [ox0, ox1)``;
+    outputs outside that range read padding (``view`` is None when all do)."""
+    _, h, w, _ = x.shape
+    _, oh, ow, _ = out_shape
+    sh, sw = int(strides[0]), int(strides[1])
+    rows = _tap_ranges(h, oh, int(window[0]), sh, int(dilations[0]), int(padding[0]))
+    cols = _tap_ranges(w, ow, int(window[1]), sw, int(dilations[1]), int(padding[2]))
+    for i, (oy0, oy1, iy) in enumerate(rows):
+        for j, (ox0, ox1, ix) in enumerate(cols):
+            if oy1 > oy0 and ox1 > ox0:
+                view = x[:, iy : iy + (oy1 - oy0 - 1) * sh + 1 : sh, ix : ix + (ox1 - ox0 - 1) * sw + 1 : sw, :]
+            else:
+                view = None  # every output this tap reaches reads padding
+            yield i, j, (oy0, oy1, ox0, ox1), view
+
+
+def _im2col(x, w_shape, out_shape, strides, dilations, padding):
+    """The (N*OH*OW, KH*KW*C) im2col matrix of NHWC ``x``, in a pooled buffer.
+
+    The padded input's windows are copied as one strided array: each source
+    run is a whole filter row (KW*C contiguous elements), and the destination
+    is written in order.  (Copying tap by tap straight from the unpadded input
+    skips the padding copy but writes C-element runs, and is slower.)"""
+    kh, kw, c, _ = w_shape
+    n, oh, ow, _ = out_shape
+    cols = host_pool.empty((n, oh, ow, kh, kw, c), x.dtype)
+    np.copyto(cols, _windows(_pad_nhwc(x, padding, np), np, kh, kw, strides, dilations, oh, ow))
+    return cols.reshape(n * oh * ow, kh * kw * c)
+
+
+@kernel("tfrt_array.conv2d", attrs=(_I64S, "str", "i64", _I64S, _I64S, _I64S, "str"), bind=True)
+def conv2d(dilations, epilogue, groups, padding, shape, strides, types):
+    """NHWC x HWCF convolution (grouped when ``groups`` > 1), then the epilogue.
+
+    Ungrouped convolutions are one GEMM: a 1x1 convolution multiplies the
+    (strided) input itself, any other gathers its windows into an im2col
+    matrix first.  On the host the im2col matrix and the result come from
+    the array pool."""
+    dilations = tuple(int(d) for d in dilations)
+    padding = tuple(int(p) for p in padding)
+    strides = tuple(int(s) for s in strides)
+    groups = int(groups)
+    n, oh, ow, f = (int(d) for d in shape)
+    ep, ep_dtype = _bind_epilogue(epilogue, types)
+
+    def run(x, w, *extras):
+        if type(x) is not np.ndarray or groups != 1:
+            return _conv2d_any(dilations, epilogue, groups, padding, (n, oh, ow, f), strides, types, x, w, extras)
+        kh, kw, cg, _ = w.shape
+        if kh == kw == 1 and not any(padding):
+            (_, _, _, tap), = _tap_views(x, (n, oh, ow, f), (1, 1), strides, dilations, padding)
+            if not tap.flags.c_contiguous:
+                dense = host_pool.empty(tap.shape, x.dtype)
+                np.copyto(dense, tap)
+                tap = dense
+            cols = tap.reshape(n * oh * ow, cg)
         else:
-            prod = xp.matmul(cols.reshape(n * oh * ow, kh * kw * cg), w.reshape(kh * kw * cg, f))
+            cols = _im2col(x, w.shape, (n, oh, ow, f), strides, dilations, padding)
+        out = host_pool.empty((n * oh * ow, f), np.result_type(x.dtype, w.dtype))
+        prod = np.matmul(cols, w.reshape(kh * kw * cg, f), out=out).reshape(n, oh, ow, f)
+        if ep is not None and prod.dtype == ep_dtype:
+            return ep(prod, prod, *extras)
+        if ep_dtype is None:
+            return prod
+        return _epilogue(prod, epilogue, types, extras, np)
+
+    return run
+
+
+def _conv2d_any(dilations, epilogue, groups, padding, shape, strides, types, x, w, extras):
+    """conv2d for grouped convolutions and device arrays."""
+    xp = _xp(x)
+    kh, kw, cg, f = w.shape
+    n, oh, ow, _ = shape
+    x = _pad_nhwc(x, padding, xp)
+    cols = _windows(x, xp, kh, kw, strides, dilations, oh, ow)
+    if groups == 1:  # pragma: no cover - needs a GPU
+        prod = xp.matmul(cols.reshape(n * oh * ow, kh * kw * cg), w.reshape(kh * kw * cg, f))
         prod = prod.reshape(n, oh, ow, f)
     else:
-        if cols.ndim == 4:
-            cols = cols.reshape(n, oh, ow, 1, 1, cols.shape[-1])
         fg = f // groups
         cols = cols.reshape(n, oh, ow, kh, kw, groups, cg)
         wg = w.reshape(kh, kw, cg, groups, fg)
@@ -155,20 +312,58 @@ def conv2d(dilations, epilogue, groups, padding, shape, strides, types, x, w, *e
     return _epilogue(xp.ascontiguousarray(prod), epilogue, types, extras, xp)
 
 
-@kernel("tfrt_array.pool2d", attrs=(_I64S, "str", _I64S, _I64S, _I64S, _I64S))
-def pool2d(dilations, kind, padding, shape, strides, window, x):
-    """Max, min, sum or average pooling of NHWC ``x``."""
-    xp = _xp(x)
+_POOL_TAPS = 16  # pooling windows up to this many taps combine shifted views
+
+
+def _pool_fill(kind, dtype):
+    """The value padding contributes to a ``kind`` pooling window."""
     if kind == "max":
-        low = -np.inf if x.dtype.kind == "f" else (False if x.dtype == np.bool_ else np.iinfo(x.dtype).min)
-        x = _pad_nhwc(x, padding, xp, low)
-    elif kind == "min":
-        high = np.inf if x.dtype.kind == "f" else (True if x.dtype == np.bool_ else np.iinfo(x.dtype).max)
-        x = _pad_nhwc(x, padding, xp, high)
-    else:
-        x = _pad_nhwc(x, padding, xp, 0)
-    _, oh, ow, _ = (int(d) for d in shape)
-    cols = _windows(x, xp, int(window[0]), int(window[1]), strides, dilations, oh, ow)
+        return -np.inf if dtype.kind == "f" else (False if dtype == np.bool_ else np.iinfo(dtype).min)
+    if kind == "min":
+        return np.inf if dtype.kind == "f" else (True if dtype == np.bool_ else np.iinfo(dtype).max)
+    return 0
+
+
+@kernel("tfrt_array.pool2d", attrs=(_I64S, "str", _I64S, _I64S, _I64S, _I64S), bind=True)
+def pool2d(dilations, kind, padding, shape, strides, window):
+    """Max, min, sum or average pooling of NHWC ``x``."""
+    if kind not in ("max", "min", "sum", "avg"):
+        raise KernelError(f"tfrt_array.pool2d: unknown kind '{kind}' (max, min, sum, avg)")
+    dilations = tuple(int(d) for d in dilations)
+    padding = tuple(int(p) for p in padding)
+    shape = tuple(int(d) for d in shape)
+    strides = tuple(int(s) for s in strides)
+    window = tuple(int(k) for k in window)
+    combine = {"max": np.maximum, "min": np.minimum}.get(kind, np.add)
+    taps = window[0] * window[1]
+
+    def run(x):
+        xp = _xp(x)
+        fill = _pool_fill(kind, x.dtype)
+        if xp is not np or taps > _POOL_TAPS:
+            return _pool2d_any(dilations, kind, padding, shape, strides, window, x, fill, xp)
+        # One binary ufunc per tap over its valid window of the unpadded input:
+        # a reduction over strided window axes is several times slower.
+        total = host_pool.empty(shape, x.dtype)
+        total.fill(fill)
+        for _, _, (oy0, oy1, ox0, ox1), view in _tap_views(x, shape, window, strides, dilations, padding):
+            if view is not None:
+                part = total[:, oy0:oy1, ox0:ox1]
+                combine(part, view, out=part)
+        if kind != "avg":
+            return total
+        if x.dtype.kind in "fc":
+            return np.true_divide(total, taps, out=total)
+        return (total / taps).astype(x.dtype)
+
+    return run
+
+
+def _pool2d_any(dilations, kind, padding, shape, strides, window, x, fill, xp):
+    """pool2d over large windows and on device arrays: a reduction of the windows."""
+    _, oh, ow, _ = shape
+    kh, kw = window
+    cols = _windows(_pad_nhwc(x, padding, xp, fill), xp, kh, kw, strides, dilations, oh, ow)
     if kind == "max":
         return xp.max(cols, axis=(3, 4))
     if kind == "min":
@@ -176,9 +371,7 @@ def pool2d(dilations, kind, padding, shape, strides, window, x):
     total = xp.sum(cols, axis=(3, 4), dtype=x.dtype)
     if kind == "sum":
         return total
-    if kind == "avg":
-        return (total / (int(window[0]) * int(window[1]))).astype(x.dtype)
-    raise KernelError(f"tfrt_array.pool2d: unknown kind '{kind}' (max, min, sum, avg)")
+    return (total / (kh * kw)).astype(x.dtype)
 
 
 _REDUCERS = {
