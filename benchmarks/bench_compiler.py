@@ -10,7 +10,7 @@
    arguments), compiled with the default pipeline and called through
    ``tfrt.api`` at batch 1 and 64, against the same model as numpy called
    directly, torch eager and onnxruntime (each when installed).  Median of
-   ``--repeat`` calls after warm-up.
+   ``--repeat`` calls after warm-up, the engines taking turns in 20 rounds.
 3. What a user feels end to end: a fresh ``bef_executor`` process that loads
    the compiled BEF, reads the input and weights from .npy files and runs one
    call, against a fresh Python process doing the same with numpy.
@@ -136,6 +136,26 @@ def _median_us(fn, repeat: int, warmup: int = 10) -> float:
     return statistics.median(times) * 1e6
 
 
+def _interleaved_us(fns: dict, repeat: int, rounds: int = 20, warmup: int = 10) -> dict:
+    """Median microseconds per call of each function, measured in turns.
+
+    Each round times ``repeat // rounds`` calls of every function in turn, so
+    that a slow spell of the machine (frequency, a neighbour) falls on all of
+    them alike instead of on whichever ran during it."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    per_round = max(1, repeat // rounds)
+    times: dict = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            for _ in range(per_round):
+                t0 = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(ts) * 1e6 for name, ts in times.items()}
+
+
 def _weights(seed: int = 0):
     rng = np.random.default_rng(seed)
     ws = []
@@ -195,8 +215,10 @@ def bench_mlp(batch: int, repeat: int) -> None:
     want = numpy_mlp(x, *ws)
     err = float(np.max(np.abs(got - want)))
 
-    rows = [("tfrt (compiled linalg)", _median_us(lambda: prog.call("mlp", x, *ws), repeat))]
-    rows.append(("numpy direct", _median_us(lambda: numpy_mlp(x, *ws), repeat)))
+    engines = {
+        "tfrt (compiled linalg)": lambda: prog.call("mlp", x, *ws),
+        "numpy direct": lambda: numpy_mlp(x, *ws),
+    }
     try:
         import torch
 
@@ -210,11 +232,12 @@ def bench_mlp(batch: int, repeat: int) -> None:
                 h = torch.relu(h @ tw[2] + tw[3])
                 return h @ tw[4] + tw[5]
 
-        rows.append(("torch eager", _median_us(torch_mlp, repeat)))
+        engines["torch eager"] = torch_mlp
     except ImportError:
-        rows.append(("torch eager", None))
-    rows.append(("onnxruntime", _ort_mlp_us(x, ws, repeat)))
-
+        engines["torch eager"] = None
+    engines["onnxruntime"] = _ort_mlp(x, ws)
+    measured = _interleaved_us({k: f for k, f in engines.items() if f is not None}, repeat)
+    rows = [(name, measured.get(name)) for name in engines]
     base = rows[0][1]
     print(f"MLP {'-'.join(map(str, LAYERS))} batch {batch} (max |error| vs numpy {err:.1e}):")
     for name, us in rows:
@@ -225,7 +248,8 @@ def bench_mlp(batch: int, repeat: int) -> None:
     prog.close()
 
 
-def _ort_mlp_us(x, ws, repeat):
+def _ort_mlp(x, ws):
+    """A function that runs the MLP on onnxruntime (None when it is not installed)."""
     try:
         import onnx
         import onnxruntime as ort
@@ -256,7 +280,7 @@ def _ort_mlp_us(x, ws, repeat):
     opts.inter_op_num_threads = 1
     sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
     feed = {"x": x}
-    return _median_us(lambda: sess.run(None, feed), repeat)
+    return lambda: sess.run(None, feed)
 
 
 # ---------------------------------------------------------------------------

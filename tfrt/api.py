@@ -103,14 +103,17 @@ class Program:
         self.host = host
         self.diagnostics = diagnostics
         self._fns: dict[str, tuple[BEFFunction | NativeFunction, tuple]] = {}
-        self._specs: dict[str, tuple | None] = {}
+        # name -> (function, converters, (dtype, shape) per argument or None):
+        # when every argument is a tensor, arrays of the declared dtype and
+        # shape pass unconverted.
+        self._calls: dict[str, tuple[Any, tuple, tuple | None]] = {}
+        self._threaded = host.work_queue.threaded
         for fn in program.functions:
             if fn.name:
                 convs = tuple(converter(t) for t in fn.arg_types)
                 self._fns[fn.name] = (fn, convs)
                 specs = tuple(getattr(c, "spec", None) for c in convs)
-                # All tensors: arrays of the declared dtype and shape pass unconverted.
-                self._specs[fn.name] = specs if None not in specs else None
+                self._calls[fn.name] = (fn, convs, specs if None not in specs else None)
 
     @property
     def functions(self) -> list[str]:
@@ -141,22 +144,24 @@ class Program:
 
     def call(self, name: str, *args: Any) -> Any:
         """Run ``name`` to completion; returns None, a value, or a tuple of values."""
-        fn, convs = self._lookup(name)
+        entry = self._calls.get(name)
+        if entry is None:
+            self._lookup(name)  # raises the KeyError
+        fn, convs, specs = entry
         host = self.host
-        specs = self._specs.get(name)
         values: Any = None
         if specs is not None and len(args) == len(specs):
             for a, (dt, shape) in zip(args, specs):
                 if type(a) is not ndarray or a.dtype is not dt or a.shape != shape:
                     break
             else:
-                values = list(args)
+                values = args
         if values is None:
             values = self._convert(fn, convs, args)
-        request = self._new_request()
+        request = RequestContext(host, tracker=WorkTracker()) if self._threaded else RequestContext(host)
         out = fn.call_values(ExecutionContext(host, request), values)
         if type(out) is tuple:
-            return _unwrap(out)
+            return out[0] if len(out) == 1 else (out or None)
         self._finish(out, request, None)
         values = []
         for av in out:
@@ -166,9 +171,7 @@ class Program:
         return _unwrap(values)
 
     def _new_request(self) -> RequestContext:
-        host = self.host
-        tracker = WorkTracker() if host.work_queue.threaded else None
-        return RequestContext(host, tracker=tracker)
+        return RequestContext(self.host, tracker=WorkTracker()) if self._threaded else RequestContext(self.host)
 
     def _finish(
         self, results: Sequence[AsyncValue], request: RequestContext, timeout: float | None
