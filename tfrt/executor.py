@@ -1712,6 +1712,9 @@ class BEFProgram:
         kp.context = kdef.context
         kp.simple = kp.sync and not kp.context
         kp.attrs = self._decode_attrs(kdef, name, attrs, site) if attrs else ()
+        if kdef.binds:
+            kp.fn = kdef.bind(kp.attrs)
+            kp.attrs = ()
         try:
             kp.funcs = tuple([self.functions[i] for i in funcs])
         except IndexError:
