@@ -134,6 +134,15 @@ def _bind_epilogue(epilogue: str, types: str) -> tuple[Any, Any]:
     return (fn, fn.out_dtype) if fn.inplace_safe else (None, ())
 
 
+def _apply_epilogue(product, ep, ep_dtype, epilogue, types, extras):
+    """The bound epilogue ``(ep, ep_dtype)`` of ``_bind_epilogue`` over a fresh product."""
+    if ep is not None and product.dtype == ep_dtype:
+        return ep(product, product, *extras)
+    if ep_dtype is None:
+        return product
+    return _epilogue(product, epilogue, types, extras, np)
+
+
 @kernel("tfrt_array.matmul", attrs=("str", _I64S, "i1", "i1", "str"), bind=True)
 def matmul(epilogue, shape, transpose_a, transpose_b, types):
     """``a @ b`` (batched; ``b`` may be a vector), then the epilogue."""
@@ -157,6 +166,7 @@ def matmul(epilogue, shape, transpose_a, transpose_b, types):
             product = mul(a, b, out=host_pool.empty(shape, np.result_type(a, b)))
         else:
             product = mul(a, b)
+        # _apply_epilogue, inlined: one Python call less per matmul.
         if ep is not None and product.dtype == ep_dtype:
             return ep(product, product, *extras)
         if ep_dtype is None:
@@ -285,11 +295,7 @@ def conv2d(dilations, epilogue, groups, padding, shape, strides, types):
             cols = _im2col(x, w.shape, (n, oh, ow, f), strides, dilations, padding)
         out = host_pool.empty((n * oh * ow, f), np.result_type(x.dtype, w.dtype))
         prod = np.matmul(cols, w.reshape(kh * kw * cg, f), out=out).reshape(n, oh, ow, f)
-        if ep is not None and prod.dtype == ep_dtype:
-            return ep(prod, prod, *extras)
-        if ep_dtype is None:
-            return prod
-        return _epilogue(prod, epilogue, types, extras, np)
+        return _apply_epilogue(prod, ep, ep_dtype, epilogue, types, extras)
 
     return run
 
