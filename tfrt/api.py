@@ -38,7 +38,7 @@ from numpy import ndarray
 
 from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorCode, ErrorInfo
 from tfrt.bef import program as bp
-from tfrt.executor import BEFFunction, BEFProgram, NativeFunction, set_recursion_limit
+from tfrt.executor import BEFProgram, set_recursion_limit
 from tfrt.host_context import (
     DecodedDiagnostic,
     ExecutionContext,
@@ -102,7 +102,6 @@ class Program:
         self._program = program
         self.host = host
         self.diagnostics = diagnostics
-        self._fns: dict[str, tuple[BEFFunction | NativeFunction, tuple]] = {}
         # name -> (function, converters, (dtype, shape) per argument or None):
         # when every argument is a tensor, arrays of the declared dtype and
         # shape pass unconverted.
@@ -111,7 +110,6 @@ class Program:
         for fn in program.functions:
             if fn.name:
                 convs = tuple(converter(t) for t in fn.arg_types)
-                self._fns[fn.name] = (fn, convs)
                 specs = tuple(getattr(c, "spec", None) for c in convs)
                 self._calls[fn.name] = (fn, convs, specs if None not in specs else None)
 
@@ -128,10 +126,10 @@ class Program:
         return fn.arg_types, fn.result_types
 
     def _lookup(self, name: str) -> tuple[Any, tuple]:
-        entry = self._fns.get(name)
+        entry = self._calls.get(name)
         if entry is None:
-            raise KeyError(f"no function named '{name}' (have: {', '.join(self._fns)})")
-        return entry
+            raise KeyError(f"no function named '{name}' (have: {', '.join(self._calls)})")
+        return entry[:2]
 
     def _convert(self, fn: Any, convs: tuple, args: Sequence[Any]) -> list[Any]:
         if len(args) != len(convs):

@@ -1235,19 +1235,15 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
     codes = cols.code[order]
     binding = table.binds[codes] if n else np.zeros(0, bool)
     fns = table.fns[codes].tolist()
+    decode = None
     if binding.any():
         # Binding kernels get their attributes now and take only operands.
-        names = program.bef.kernel_names
-        t0 = cols.attr_start[order]
-        attrs = cols.attrs.tolist()
-        codes_l = codes.tolist()
+        decode = _attribute_decoder(program, table, cols, order, codes, nt)
         for p in np.nonzero(binding)[0].tolist():
-            kdef = table.kdefs[codes_l[p]]
-            s = int(t0[p])
-            values = program._attribute_values(kdef, names[codes_l[p]], attrs[s : s + int(nt[p])])
+            values = decode(p)
             if values is None:
                 return None  # a bad attribute: the full plan reports it
-            fns[p] = kdef.bind(values)
+            fns[p] = table.kdefs[codes[p]].bind(values)
         nt = np.where(binding, 0, nt)
     a0 = cols.arg_start[order]
     args = cols.args.astype(np.int64)
@@ -1286,18 +1282,13 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
     kinds = kind.tolist()
     special = np.nonzero(kind >= _K_ATTR)[0].tolist()
     if special:
-        names = program.bef.kernel_names
-        t0 = cols.attr_start[order]
-        attrs = cols.attrs.tolist()
+        decode = decode or _attribute_decoder(program, table, cols, order, codes, nt)
         free_l = free.tolist()
         args_l = args.tolist()
         has_use_l = has_use.tolist()
         returned_l = returned.tolist()
-        codes_l = codes.tolist()
         for p in special:
-            kdef = table.kdefs[codes_l[p]]
-            s = int(t0[p])
-            values = program._attribute_values(kdef, names[codes_l[p]], attrs[s : s + int(nt[p])])
+            values = () if binding[p] else decode(p)  # bound: the attributes are applied
             if values is None:
                 return None  # a bad attribute: the full plan reports it
             if kinds[p] == _K_ATTR:
@@ -1318,6 +1309,23 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
     plan.num_registers = nregs
     plan.returns = returns.tolist()
     return plan
+
+
+def _attribute_decoder(program: "BEFProgram", table: "_KernelTable", cols: Any, order: np.ndarray,
+                       codes: np.ndarray, nt: np.ndarray) -> Callable[[int], tuple | None]:  # fmt: skip
+    """``decode(p)``: the attributes of the kernel at execution position ``p``
+    (None when one cannot be decoded)."""
+    names = program.bef.kernel_names
+    starts = cols.attr_start[order].tolist()
+    counts = nt.tolist()
+    attrs = cols.attrs.tolist()
+    codes_l = codes.tolist()
+
+    def decode(p: int) -> tuple | None:
+        code, s = codes_l[p], starts[p]
+        return program._attribute_values(table.kdefs[code], names[code], attrs[s : s + counts[p]])
+
+    return decode
 
 
 def _recover_columns(fn: "BEFFunction", exec_ctx: ExecutionContext, values: list, pos: int,
@@ -1514,15 +1522,11 @@ class BEFFunction:
         Returns a tuple of plain values when the compiled path ran without an
         error, else a list of AsyncValues (the caller awaits and unwraps).
         """
-        fast = self._fast  # set only for functions that are not SYNC_FUNCTIONs
-        if fast is not None and exec_ctx.request.cancel_value is None:
-            try:
-                return fast.func(exec_ctx, *values)
-            except Exception as exc:
-                return _recover(self, fast, exec_ctx, exc, values)
-        if self.kind == bp.SYNC_FUNCTION:
-            return self.execute(exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
-        fast = self._fast_code()
+        fast = self._fast  # only ever set for functions that are not SYNC_FUNCTIONs
+        if fast is None:
+            if self.kind == bp.SYNC_FUNCTION:
+                return self.execute(exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
+            fast = self._fast_code()
         if fast is not None and exec_ctx.request.cancel_value is None:
             try:
                 return fast.func(exec_ctx, *values)

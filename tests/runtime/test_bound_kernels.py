@@ -37,6 +37,11 @@ def bad(value):
     raise KernelError(f"bad attribute {value}")
 
 
+@kernel("bind_test.sum3", attrs=("i32",), bind=True)
+def sum3(weight):
+    return lambda a, b, c: (a + b + c) * weight
+
+
 @kernel("bind_test.plain", attrs=("i32",))
 def plain(value, x):
     return x + value
@@ -52,6 +57,10 @@ func.func @f(%x: i32) -> (i32, i32) {
 }
 func.func @g(%x: i32) -> i32 {
   %a = "bind_test.bad"(%x) {value = 9 : i32} : (i32) -> i32
+  "tfrt.return"(%a) : (i32) -> ()
+}
+func.func @h(%x: i32, %y: i32) -> i32 {
+  %a = "bind_test.sum3"(%x, %y, %x) {weight = 10 : i32} : (i32, i32, i32) -> i32
   "tfrt.return"(%a) : (i32) -> ()
 }
 """
@@ -100,6 +109,15 @@ def test_bound_kernels_run_on_every_path(path):
         assert fn._column_plan() is not None
     # Bound once per kernel per plan, never per call.
     assert sorted(FACTORY_CALLS) in ([3, 5, 7], [3, 3, 5, 5, 7, 7])
+    host.shutdown()
+
+
+def test_a_bound_kernel_with_three_operands_on_the_column_path():
+    # More than two operands: the column path's general step, which must
+    # not pass the attributes again.
+    program, host, _ = load(jit_threshold=1 << 30)
+    assert program.function("h")._column_plan() is not None
+    assert call(program, host, "h", 1, 2) == [40]
     host.shutdown()
 
 

@@ -76,12 +76,17 @@ def _on_gpu(values: tuple) -> bool:
     return False
 
 
-def _allocator(shape: tuple[int, ...], dtype: Any) -> Any:
-    """``numpy.empty``, or the array pool's when ``shape`` is large enough to pool."""
+def _poolable(shape: tuple[int, ...], itemsize: int) -> bool:
+    """Whether arrays of ``shape`` are large enough for the array pool."""
     count = 1
     for d in shape:
         count *= d
-    return host_pool.empty if count * np.dtype(dtype).itemsize >= host_pool.min_bytes else np.empty
+    return count * itemsize >= host_pool.min_bytes
+
+
+def _allocator(shape: tuple[int, ...], dtype: Any) -> Any:
+    """``numpy.empty``, or the array pool's when ``shape`` is large enough to pool."""
+    return host_pool.empty if _poolable(shape, np.dtype(dtype).itemsize) else np.empty
 
 
 @kernel("tfrt_array.elementwise", attrs=("str", "i64", _I64S, "str"), bind=True)
@@ -125,21 +130,20 @@ def _epilogue(product, epilogue, types, extras, xp):
 
 
 def _bind_epilogue(epilogue: str, types: str) -> tuple[Any, Any]:
-    """``(fn, dtype)``: the compiled host epilogue, called ``fn(product, product,
-    *extras)`` on a fresh, writable product whose dtype is ``dtype``; ``(None,
-    None)`` without an epilogue.  Any other product goes through ``_epilogue``."""
+    """``(fn, dtype)``: the compiled host epilogue, which may run in place,
+    ``fn(product, product, *extras)``, on a fresh product of dtype ``dtype``.
+    ``fn`` is None without an epilogue or when it cannot run in place; any
+    such product goes through ``_epilogue``."""
     if not epilogue:
         return None, None
     fn = _compiled(epilogue, types, np, 0)
-    return (fn, fn.out_dtype) if fn.inplace_safe else (None, ())
+    return (fn if fn.inplace_safe else None), fn.out_dtype
 
 
 def _apply_epilogue(product, ep, ep_dtype, epilogue, types, extras):
     """The bound epilogue ``(ep, ep_dtype)`` of ``_bind_epilogue`` over a fresh product."""
     if ep is not None and product.dtype == ep_dtype:
         return ep(product, product, *extras)
-    if ep_dtype is None:
-        return product
     return _epilogue(product, epilogue, types, extras, np)
 
 
@@ -147,10 +151,7 @@ def _apply_epilogue(product, ep, ep_dtype, epilogue, types, extras):
 def matmul(epilogue, shape, transpose_a, transpose_b, types):
     """``a @ b`` (batched; ``b`` may be a vector), then the epilogue."""
     shape = tuple(int(d) for d in shape)
-    count = 1
-    for d in shape:
-        count *= d
-    pooled = count * 4 >= host_pool.min_bytes
+    pooled = _poolable(shape, 4)  # the result's dtype is known per call; most are 4 bytes
     ep, ep_dtype = _bind_epilogue(epilogue, types)
 
     def run(a, b, *extras):
@@ -169,8 +170,6 @@ def matmul(epilogue, shape, transpose_a, transpose_b, types):
         # _apply_epilogue, inlined: one Python call less per matmul.
         if ep is not None and product.dtype == ep_dtype:
             return ep(product, product, *extras)
-        if ep_dtype is None:
-            return product
         return _epilogue(product, epilogue, types, extras, np)
 
     return run
