@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import W, linear, write_model
+from conftest import W, linear, pick, write_model
 
 from tfrt.serving import ModelRepository, create_app
 
@@ -164,7 +164,8 @@ def test_a_new_version_is_picked_up_and_a_removed_one_unloaded(model_dir):
             np.array(x, np.float32) @ W).tolist()
         write_model(model_dir, "linear", 2, linear(1, 2 * W) + linear(4, 2 * W))
         deadline = time.monotonic() + 30
-        while len(c.get("/v1/models/linear").json()["model_version_status"]) < 2:
+        while {"version": "2", "state": "AVAILABLE", "status": {"error_code": "OK", "error_message": ""}} not in (
+                c.get("/v1/models/linear").json()["model_version_status"]):  # fmt: skip
             assert time.monotonic() < deadline, "version 2 was not loaded"
             time.sleep(0.05)
         assert c.post("/v1/models/linear:predict", json={"instances": x}).json()["predictions"] == (
@@ -178,6 +179,46 @@ def test_a_new_version_is_picked_up_and_a_removed_one_unloaded(model_dir):
             assert time.monotonic() < deadline, "version 1 was not unloaded"
             time.sleep(0.05)
         assert c.post("/v1/models/linear:predict", json={"instances": x}).status_code == 200
+
+
+def test_a_version_serves_as_soon_as_the_repository_publishes_it(model_dir):
+    # A poll publishes a version before the server's reload has started its
+    # batcher; a request in between is served, not refused.
+    repo = ModelRepository(model_dir)
+    repo.poll()
+    with testclient.TestClient(create_app(repo)) as c:
+        write_model(model_dir, "linear", 2, linear(1, 2 * W) + linear(4, 2 * W))
+        repo.poll()  # behind the server's back: no reload runs
+        x = [[1, 2, 3, 4]]
+        r = c.post("/v1/models/linear:predict", json={"instances": x})
+        assert r.status_code == 200, r.text
+        assert r.json()["predictions"] == (np.array(x, np.float32) @ (2 * W)).tolist()
+
+
+def test_a_version_that_failed_while_being_copied_in_loads_once_complete(model_dir):
+    repo = ModelRepository(model_dir)
+    repo.poll()
+    (model_dir / "linear" / "2").mkdir()  # the poll sees the directory before its file
+    (loaded,), _ = repo.poll()
+    assert loaded.state == "UNAVAILABLE" and "no model file" in loaded.error
+    assert repo.poll() == ([], [])  # unchanged: not tried again
+    text = linear(1, 2 * W) + linear(4, 2 * W)
+    (model_dir / "linear" / "2" / "model.mlir").write_text(text[: len(text) // 2])  # half copied
+    (loaded,), _ = repo.poll()
+    assert loaded.state == "UNAVAILABLE"
+    (model_dir / "linear" / "2" / "model.mlir").write_text(text)
+    (loaded,), _ = repo.poll()
+    assert loaded.state == "AVAILABLE" and repo.get("linear").version == 2
+    assert repo.poll() == ([], [])  # a loaded version is not reloaded
+    # A bad config.json fails the model's versions; mending it loads them again.
+    (model_dir / "pick" / "config.json").write_text("{not json")
+    write_model(model_dir, "pick", 2, pick(1) + pick(2))
+    (failed,), _ = repo.poll()
+    assert failed.version == 2 and failed.state == "UNAVAILABLE" and "config.json" in failed.error
+    (model_dir / "pick" / "config.json").write_text(
+        json.dumps({"function": "pick_b1", "batch_variants": {"2": "pick_b2"}, "inputs": ["x", "i"]}))
+    (loaded,), _ = repo.poll()
+    assert loaded.version == 2 and loaded.state == "AVAILABLE"
 
 
 def test_an_onnx_model_is_imported_at_each_batch_size(tmp_path):

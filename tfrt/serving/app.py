@@ -174,7 +174,9 @@ class Server:
             rows = P.check_inputs(mv, arrays)
             batcher = self.batchers.get((mv.name, mv.version))
             if batcher is None:
-                raise P.ProtocolError(503, f"model '{name}' version {mv.version} is not being served")
+                # Published by a poll whose reload has not yet started its
+                # batcher: start it now (in the loop, as reload would).
+                batcher = self.batchers[(mv.name, mv.version)] = self.batcher_factory(mv, self.metrics)
             try:
                 outputs = await batcher.submit(arrays, rows)
             except BatcherClosed:

@@ -19,7 +19,9 @@ Versions are the numeric subdirectories; the highest loaded version is the
 default.  A version that fails to load (a corrupt file, a bad config) is
 recorded with its error and the others keep serving.  ``poll()`` loads new
 versions and drops removed ones; requests already holding a version finish on
-it.
+it.  A version that failed to load is tried again once its directory or the
+model's ``config.json`` changes (a model still being copied in when a poll
+first saw it loads when the copy is done); a loaded version is never reloaded.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ class ModelVersion:
     variants: list[Variant] = field(default_factory=list)  # by batch size, ascending
     config: dict[str, Any] = field(default_factory=dict)
     batcher: Any = None
+    stamp: tuple = ()  # the files it was loaded from (see _stamp)
 
     def metadata(self) -> "ModelVersion":
         """A copy without the loaded programs (picklable; for other processes)."""
@@ -170,9 +173,26 @@ def _variant(program: Any, fn: str, config: dict[str, Any], batching: bool) -> V
     return Variant(fn, batch, inputs, outputs)
 
 
+def _stamp(path: Path) -> tuple:
+    """What a failed load is retried on: the names, sizes and modification
+    times of the version's files and of the model's config.json."""
+    stamp = []
+    try:
+        files = sorted(path.iterdir())
+    except OSError:
+        files = []
+    for f in (path.parent / "config.json", *files):
+        try:
+            st = f.stat()
+        except OSError:
+            continue
+        stamp.append((f.name, st.st_size, st.st_mtime_ns))
+    return tuple(stamp)
+
+
 def load_version(name: str, version: int, path: Path, config: dict[str, Any]) -> ModelVersion:
     """Load one version directory; the result records a failure instead of raising."""
-    mv = ModelVersion(name, version, path, config=config)
+    mv = ModelVersion(name, version, path, config=config, stamp=_stamp(path))
     try:
         files = [path / f for f in MODEL_FILES if (path / f).is_file()]
         if not files:
@@ -286,10 +306,11 @@ class ModelRepository:
             known = self.models.get(name, {})
             config, config_error = self._config(self.root / name)
             for number, path in sorted(versions.items()):
-                if number in known:
+                old = known.get(number)
+                if old is not None and (old.state != "UNAVAILABLE" or old.stamp == _stamp(path)):
                     continue
                 if config_error:
-                    mv = ModelVersion(name, number, path, state="UNAVAILABLE", error=config_error)
+                    mv = ModelVersion(name, number, path, state="UNAVAILABLE", error=config_error, stamp=_stamp(path))
                     log.error("model '%s' version %d failed to load: %s", name, number, config_error)
                 else:
                     mv = load_version(name, number, path, config)
