@@ -13,6 +13,11 @@ against the region's dominator tree (``operand #N does not dominate this
 use``).  Module bodies are graph regions, as in MLIR, and are not checked;
 uses in blocks unreachable from the entry block are not checked either, as in
 MLIR.
+
+IsolatedFromAbove is checked in the same pass over the uses (each use's
+defining block must lie in the user's nearest isolated ancestor), instead of by
+xDSL's trait, which walks each isolated op's body once more.  Where a use
+fails it, the trait runs and reports the violation in its own words.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region
 from xdsl.ir.core import ErasedSSAValue
+from xdsl.traits import IsolatedFromAbove
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 from tfrt.dialects.fastir import canon as _canon
@@ -85,7 +91,21 @@ def verify_module(module: Operation) -> None:
     # comes earlier (the common case of dominance, checked first).
     order: dict[int, int] = {}  # by id(op): ops hash in Python
     verified = _VERIFIED
+    roots: dict[Block, Operation | None] = {}  # block -> its nearest IsolatedFromAbove ancestor
+    claimed = _ISOLATION_CHECKED
+    mine: list[int] = []
+    try:
+        _verify_walk(module, positions, dominators, order, verified, roots, claimed, mine)
+    finally:
+        for key in mine:
+            claimed.discard(key)
+
+
+def _verify_walk(module, positions, dominators, order, verified, roots, claimed, mine) -> None:
     for n, op in enumerate(walk(module)):
+        if op.regions and op.has_trait(IsolatedFromAbove) and id(op) not in claimed:
+            claimed.add(id(op))  # its uses are checked below, not by the trait
+            mine.append(id(op))
         order[id(op)] = n
         try:
             key = _signature(op)
@@ -104,18 +124,87 @@ def verify_module(module: Operation) -> None:
                 _verify_op(op)  # raises: a signature does not tell erased values apart
             if operand.__class__ is OpResult:
                 owner = operand.op
+                def_block = owner.parent
             else:
                 owner = operand.owner
                 if owner.__class__ is Block:
+                    if owner is not block:
+                        _check_isolation(op, owner, block, roots, claimed)
                     continue
-            if owner.parent is block and order.get(id(owner), n) < n:
-                continue
+                def_block = owner.parent
+            if def_block is block:
+                if order.get(id(owner), n) < n:
+                    continue
+            else:
+                _check_isolation(op, def_block, block, roots, claimed)
             if isinstance(owner, Operation) and not _dominates(owner, op, positions, dominators):
                 raise op_error(
                     op,
                     f"operand #{i} does not dominate this use",
                     [("operand defined here", source_loc(owner.location))],
                 )
+
+
+# Isolated ops whose IsolatedFromAbove check a running verify_module makes
+# itself (by id): the trait passes them over (see _install_isolation_trait).
+_ISOLATION_CHECKED: set[int] = set()
+
+
+def _isolation_root(block: Block | None, roots: dict) -> Operation | None:
+    """The nearest IsolatedFromAbove op holding ``block`` (None: none)."""
+    if block is None:
+        return None
+    try:
+        return roots[block]
+    except KeyError:
+        pass
+    region = block.parent
+    holder = None if region is None else region.parent
+    if holder is None:
+        root = None
+    elif holder.has_trait(IsolatedFromAbove):
+        root = holder
+    else:
+        root = _isolation_root(holder.parent, roots)
+    roots[block] = root
+    return root
+
+
+def _check_isolation(user: Operation, def_block: Block | None, use_block: Block | None, roots, claimed) -> None:
+    """A use from another block: its definition must lie inside the user's
+    nearest isolated ancestor.  If not, that ancestor's trait reports it."""
+    root = _isolation_root(use_block, roots)
+    if root is None or _isolation_root(def_block, roots) is root:
+        return
+    # Defined in a nested isolated op, or outside `root`: inside `root` it is
+    # a dominance question (checked by the caller); outside, the trait's error.
+    holder = def_block
+    while holder is not None:
+        region = holder.parent
+        op = None if region is None else region.parent
+        if op is root:
+            return
+        holder = None if op is None else op.parent
+    claimed.discard(id(root))
+    _verify_op(root)
+
+
+def _install_isolation_trait() -> None:
+    """Let IsolatedFromAbove pass over the ops verify_module checks itself."""
+    original = IsolatedFromAbove.verify
+    if getattr(original, "_tfrt_defers", False):
+        return
+
+    def verify(self, op: Operation) -> None:
+        if id(op) in _ISOLATION_CHECKED:
+            return
+        original(self, op)
+
+    verify._tfrt_defers = True  # type: ignore[attr-defined]
+    IsolatedFromAbove.verify = verify  # type: ignore[method-assign]
+
+
+_install_isolation_trait()
 
 
 # Ops of these dialects verify from their own operand and result types,

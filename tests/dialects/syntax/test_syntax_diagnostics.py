@@ -222,6 +222,48 @@ def test_isolated_region_cannot_see_outer_values():
     assert diag(src).startswith("t.mlir:3:13: error: use of undeclared SSA value name '%a'")
 
 
+def test_a_rewrite_that_breaks_isolation_is_caught_by_the_verifier():
+    # The parser's name scoping keeps text from doing this; a pass could.
+    from xdsl.traits import IsolatedFromAbove
+
+    from tfrt.dialects.syntax import verify_module
+    from tfrt.dialects.syntax import verify as V
+
+    src = (
+        '%outer = "t.def"() : () -> i32\n'
+        "func.func @f(%c: i1, %a: i32) {\n"
+        '  "t.use"(%a) : (i32) -> ()\n'
+        "  fmt.if %c, %a : (i32) -> () {\n"
+        '    "t.use"(%a) : (i32) -> ()\n'
+        "    fmt.ret\n"
+        "  }\n"
+        "  fmt.ret\n"
+        "}\n"
+    )
+    module = parse_module(src, "t.mlir", ctx=fmt_context(True), allow_unregistered=True)
+    outer, func = list(module.body.block.ops)
+    top_use, if_op, _ = list(func.body.block.ops)
+    inner_use = next(iter(if_op.body.block.ops))
+
+    def error() -> str:
+        with pytest.raises(DiagnosticError) as info:
+            verify_module(module)
+        assert not V._ISOLATION_CHECKED  # nothing left claimed after the error
+        return render(info.value, src)
+
+    top_use.operands = [outer.results[0]]  # a module-level value in a function
+    assert error().startswith("t.mlir:2:1: error: 'func.func' op ")
+    assert "IsolatedFromAbove" in error()
+    with pytest.raises(Exception, match="IsolatedFromAbove"):
+        IsolatedFromAbove().verify(func)  # the trait checks outside verify_module too
+    top_use.operands = [func.body.block.args[1]]
+    verify_module(module)
+    inner_use.operands = [func.body.block.args[1]]  # the function's %a, inside fmt.if
+    assert error().startswith("t.mlir:4:3: error: 'fmt.if' op ")
+    inner_use.operands = [if_op.body.block.args[0]]
+    verify_module(module)
+
+
 def test_undefined_block():
     src = 'func.func @f() {\n  "t.br"()[^nowhere] : () -> ()\n}\n'
     assert "reference to an undefined block '^nowhere'" in diag(src, allow_unregistered=True)
