@@ -4,7 +4,9 @@ Without a GPU the generated source is compiled as host C++ (``__device__``
 dropped) and run with ctypes over random operands; its results must equal
 the numpy path's (tfrt.kernels.expr.compile_array) bit for bit, NaNs
 included.  On a machine with cupy the same expressions run as
-cupy.ElementwiseKernel."""
+cupy.ElementwiseKernel; without one, where nvcc is installed, every kernel
+(f16 ones included) is compiled as device code for a GPU architecture, as
+cupy's NVRTC would, so the CUDA C is checked by a CUDA compiler."""
 
 from __future__ import annotations
 
@@ -119,6 +121,49 @@ def test_generated_source_matches_numpy_path(tmp_path):
             np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True, err_msg=expr)
         else:
             np.testing.assert_array_equal(got, want, err_msg=expr)
+
+
+# f16 is computed in float and stored rounded; these exercise that path.
+F16_CASES = [
+    ("maximum(a0 + a1, 0.0)", ("f16", "f16")),
+    ("a0 * cast_f16(0.5) * (erf(a0 * cast_f16(0.7071067690849304)) + cast_f16(1.0))", ("f16",)),
+    ("where(lt(a0, a1), exp(a0), log1p(abs(a1)))", ("f16", "f16")),
+    ("cast_f32(a0) * a1", ("f16", "f32")),
+]
+
+_DTYPE_NAMES = {"bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+                "float16": "f16", "float32": "f32", "float64": "f64"}  # fmt: skip
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc to compile the CUDA source as device code")
+def test_generated_source_compiles_as_device_code(tmp_path):
+    """Each kernel as cupy.ElementwiseKernel lays it out: one thread per
+    element, operands read into locals named by in_params, ``out`` a
+    reference to the element written.  cupy's float16 is stood in for by
+    CUDA's __half, which converts to and from float as cupy's does."""
+    ctypes_ = dict(_CTYPES, f16="float16")
+    lines = ["#include <cuda_fp16.h>", "typedef __half float16;"]
+    for k, (expr, types) in enumerate(CASES + F16_CASES):
+        in_params, out_params, operation, preamble = cuda_source(expr, types)
+        if k == 0:
+            lines.append(preamble)
+        assert in_params == ", ".join(f"{n} a{i}" for i, n in enumerate(
+            {v: k for k, v in _DTYPE_NAMES.items()}[t] for t in types))  # fmt: skip
+        out_t = ctypes_[_DTYPE_NAMES[out_params.split()[0]]]
+        params = ", ".join(f"const {ctypes_[t]}* p{i}" for i, t in enumerate(types))
+        lines.append(f'extern "C" __global__ void k{k}(long long n, {params}, {out_t}* po) {{')
+        lines.append("  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;")
+        lines.append("  if (i >= n) return;")
+        for i, t in enumerate(types):
+            lines.append(f"  const {ctypes_[t]} a{i} = p{i}[i];")
+        lines.append(f"  {out_t}& out = po[i];")
+        lines.append(f"  {operation}")
+        lines.append("}")
+    src = tmp_path / "kernels.cu"
+    src.write_text("\n".join(lines) + "\n")
+    proc = subprocess.run(["nvcc", "-c", "-arch=sm_80", "-Werror", "all-warnings", "-o", str(tmp_path / "kernels.o"),
+                           str(src)], capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
 
 
 def test_source_shape():
