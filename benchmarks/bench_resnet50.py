@@ -13,7 +13,11 @@ weights, ``--threads`` threads, the median of ``--runs`` calls after warm-up:
 * onnxruntime (when installed).
 
 Also printed: import, compile and load times, BEF size, the largest error
-against onnxruntime.  It prints numbers and ratios and asserts nothing.
+against onnxruntime, and memory: each of tfrt, numpy-im2col and onnxruntime
+loads the model from a file in a fresh process and runs it, and the resident
+set (Linux's VmRSS/VmHWM, the peak reset after imports) is read after
+loading and at its peak over the first call and ``--runs`` more.  It prints
+numbers and ratios and asserts nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ _ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 _ap.add_argument("--threads", type=int, default=2)
 _ap.add_argument("--runs", type=int, default=20)
 _ap.add_argument("--size", type=int, default=224)
+_ap.add_argument("--memory-child", nargs=2, metavar=("ENGINE", "FILE"), help=argparse.SUPPRESS)
 ARGS = _ap.parse_args()
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(ARGS.threads)
@@ -154,7 +159,89 @@ def torch_module(graph, weights):
 # ---------------------------------------------------------------------------
 
 
+# ---------------------------------------------------------------------------
+# Memory: each engine in a fresh process
+
+
+def _proc_status_kb(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise KeyError(field)
+
+
+def memory_child(engine: str, path: str) -> None:
+    """Load ``path`` with ``engine``, run it, print resident-set numbers (MiB)."""
+    import json
+
+    x = np.random.default_rng(1).standard_normal((1, 3, ARGS.size, ARGS.size)).astype(np.float32)
+    note = ""
+    if engine == "tfrt":
+        import tfrt.api
+        from tfrt.kernels.array_pool import host_pool
+
+        def load():
+            prog = tfrt.api.load(path, work_queue=f"mstd:{ARGS.threads}" if ARGS.threads > 1 else "s")
+            return lambda: prog.call("main", x)
+    elif engine == "numpy":
+        import onnx
+
+        def load():
+            graph, weights = folded_graph(onnx.load(path))
+            return lambda: numpy_forward(graph, weights, x)
+    else:
+        import onnxruntime as ort
+
+        def load():
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = ARGS.threads
+            opts.inter_op_num_threads = 1
+            sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+            return lambda: sess.run(None, {"input": x})
+    base = _proc_status_kb("VmRSS")
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # the peak (VmHWM) restarts from here
+    run = load()
+    loaded = _proc_status_kb("VmRSS")
+    for _ in range(ARGS.runs + 1):
+        run()
+    peak = _proc_status_kb("VmHWM")
+    if engine == "tfrt":
+        pool = host_pool.held_bytes() / 2**20
+        note = f"the BEF is mapped, its weights read in place; the array pool holds {pool:.0f} MiB"
+    print(json.dumps({"loaded": (loaded - base) / 1024, "peak": (peak - base) / 1024, "note": note}))
+
+
+def memory_rows(bef: bytes, model) -> list:
+    """(engine, MiB after load, MiB at peak, a note), each measured in its own process."""
+    import json
+    import subprocess
+    import tempfile
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {"tfrt": Path(tmp, "resnet50.bef"), "numpy": Path(tmp, "resnet50.onnx")}
+        files["tfrt"].write_bytes(bef)
+        files["numpy"].write_bytes(model.SerializeToString())
+        files["onnxruntime"] = files["numpy"]
+        for engine, path in files.items():
+            cmd = [sys.executable, __file__, "--threads", str(ARGS.threads), "--runs", str(ARGS.runs),
+                   "--size", str(ARGS.size), "--memory-child", engine, str(path)]  # fmt: skip
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                last = (done.stderr.strip().splitlines() or ["?"])[-1]
+                print(f"  ({engine}: memory not measured: {last})")
+                continue
+            got = json.loads(done.stdout.strip().splitlines()[-1])
+            rows.append((engine, got["loaded"], got["peak"], got["note"]))
+    return rows
+
+
 def main() -> None:
+    if ARGS.memory_child:
+        memory_child(*ARGS.memory_child)
+        return
     import onnx_models
 
     from tfrt.passes.compiler import compile_text_to_bef
@@ -212,6 +299,12 @@ def main() -> None:
         err = float(np.max(np.abs(ours - want)))
         print(f"max |tfrt - onnxruntime| = {err:.3g} (max |logit| {float(np.max(np.abs(want))):.3g})")
     print("targets: <= 55 ms, and within 1.2x of onnxruntime")
+    if sys.platform.startswith("linux"):
+        print(f"memory, each engine in a fresh process (resident set above the process after imports; "
+              f"the first call and {ARGS.runs} more):")  # fmt: skip
+        print(f"  {'':20} {'after load':>10} {'peak':>9}")
+        for engine, loaded, peak, note in memory_rows(bef, model):
+            print(f"  {engine:20} {loaded:6.0f} MiB {peak:5.0f} MiB  {note}")
 
 
 if __name__ == "__main__":
