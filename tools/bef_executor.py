@@ -38,13 +38,28 @@ scalar type, ``@file.npy`` (successive uses read successive arrays) or
 position: ``-`` prints it, ``@file.npy`` writes it, ``+file.npy`` appends
 it, an empty value skips it; results past the last ``--output`` print.
 ``--print_max_element_count=N`` (default 1024) elides longer tensors.
+
+Measuring a function (``--function`` may be left out when the program has
+one function):
+
+    bef_executor model.bef --function=main --input=@x.npy --benchmark=100
+
+runs it once and prints its results as above, with that first call's time
+(the function's body is checked and planned then), then calls it
+``--benchmark_warmup=W`` times (default 10) and ``N`` more times (default
+100; ``--benchmark`` alone), timed one by one as ``tfrt.api``'s
+``Program.call`` runs them, and prints the minimum, median, p99 (nearest
+rank) and mean latency and the throughput in calls per second.
 """
 
 from __future__ import annotations
 
 import gc
+import math
 import os
+import statistics
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -62,6 +77,8 @@ _VALUE_FLAGS = {
     "shared_libs",
     "function",
     "print_max_element_count",
+    "benchmark",
+    "benchmark_warmup",
 }
 _LIST_FLAGS = {"input", "output"}
 _BOOL_FLAGS = {"print_error_code", "enable_tracing", "help", "verify_all"}
@@ -87,6 +104,8 @@ class Options:
     outputs: list[str] = field(default_factory=list)
     print_max_element_count: int = 1024
     verify_all: bool = False
+    benchmark: int = 0  # timed calls (0: no benchmark)
+    benchmark_warmup: int = 10
 
 
 def parse_args(argv: Sequence[str]) -> Options:
@@ -111,6 +130,9 @@ def parse_args(argv: Sequence[str]) -> Options:
             continue
         if name not in _VALUE_FLAGS and name not in _LIST_FLAGS:
             raise UsageError(f"unknown option '{arg}'")
+        if name == "benchmark" and not eq:
+            opts.benchmark = 100  # --benchmark alone: the default count
+            continue
         if not eq:
             if i >= len(argv):
                 raise UsageError(f"option '{name}' needs a value")
@@ -123,6 +145,15 @@ def parse_args(argv: Sequence[str]) -> Options:
                 opts.print_max_element_count = int(value)
             except ValueError:
                 raise UsageError(f"--print_max_element_count takes an integer, not '{value}'") from None
+        elif name in ("benchmark", "benchmark_warmup"):
+            try:
+                count = int(value)
+            except ValueError:
+                count = -1
+            if count < (1 if name == "benchmark" else 0):
+                least = "a positive" if name == "benchmark" else "a non-negative"
+                raise UsageError(f"--{name} takes {least} number of calls, not '{value}'")
+            setattr(opts, name, count)
         elif name == "functions":
             opts.functions.extend(v for v in value.split(",") if v)
         elif name == "shared_libs":
@@ -134,10 +165,12 @@ def parse_args(argv: Sequence[str]) -> Options:
         raise UsageError(f"too many input files: {' '.join(positional)}")
     if positional:
         opts.input = positional[0]
-    if (opts.inputs or opts.outputs) and not opts.function:
+    if (opts.inputs or opts.outputs) and not opts.function and not opts.benchmark:
         raise UsageError("--input and --output need --function=NAME")
     if opts.function and opts.functions:
         raise UsageError("--function and --functions cannot be used together")
+    if opts.benchmark and opts.functions:
+        raise UsageError("--benchmark measures one function: name it with --function, not --functions")
     return opts
 
 
@@ -347,7 +380,7 @@ def _main(argv: list[str]) -> int:
     if sink is not None:
         sink.push_scope("Bef Executor")
     out = sys.stdout
-    banners = not opts.function
+    banners = not opts.function and not opts.benchmark
     try:
         if banners:
             out.write(allocator.banner + "\n")
@@ -418,6 +451,12 @@ def _run(opts: Options, data: Any, host: Any, diags: RuntimeDiagnostics, sink: A
     set_recursion_limit()
 
     try:
+        if opts.benchmark and not opts.function:
+            named = [f.name for f in program.functions if f.name]
+            if len(named) != 1:
+                sys.stderr.write(f"{PROG}: error: --benchmark needs --function=NAME (have: {', '.join(named)})\n")
+                return 1
+            opts.function = named[0]
         status = _invoke(opts, program, host, diags) if opts.function else _run_all(opts, program, host, sink)
     except BEFFormatError as exc:  # a function body, checked when first called
         sys.stdout.flush()
@@ -543,10 +582,12 @@ def _invoke(opts: Options, program: Any, host: Any, diags: RuntimeDiagnostics) -
     out = sys.stdout
     out.write(f"EXEC @{fn.name}\n")
     out.flush()
+    started = time.perf_counter()
     exec_ctx = host.new_execution_context()
     results = fn.execute(exec_ctx, [AsyncValue(CONCRETE, a) for a in args])
     host.await_values(results)
     host.quiesce()
+    first_call = time.perf_counter() - started
     status = 0
 
     def reported(message: str) -> bool:
@@ -577,7 +618,49 @@ def _invoke(opts: Options, program: Any, host: Any, diags: RuntimeDiagnostics) -
             status = 1
     out.flush()
     del results, exec_ctx
+    if status == 0 and opts.benchmark:
+        status = _benchmark(opts, program, host, diags, fn, args, first_call)
     return status
+
+
+def _benchmark(opts: Options, program: Any, host: Any, diags: Any, fn: Any, args: list, first_call: float) -> int:
+    """``--benchmark``: time the calls one by one, print latency and throughput."""
+    from tfrt.api import ExecutionError, Program
+
+    caller = Program(program, host, [])  # a located error is reported by the host's handler too
+    name = fn.name
+    try:
+        for _ in range(opts.benchmark_warmup):
+            caller.call(name, *args)
+        times = []
+        clock = time.perf_counter
+        began = clock()
+        for _ in range(opts.benchmark):
+            t0 = clock()
+            caller.call(name, *args)
+            times.append(clock() - t0)
+        wall = clock() - began
+    except ExecutionError as exc:
+        sys.stdout.flush()
+        sys.stderr.write(f"{PROG}: error: --benchmark: {exc}\n")
+        return 1
+    times.sort()
+    n = len(times)
+    p99 = times[max(0, math.ceil(0.99 * n) - 1)]
+    out = sys.stdout
+    out.write(f"BENCHMARK @{name}: {n} calls after {opts.benchmark_warmup} warm-up, "
+              f"work queue {opts.work_queue_type}\n")  # fmt: skip
+    out.write(f"  first call  {_ms(first_call)}\n")
+    out.write(f"  latency     min {_ms(times[0])}   median {_ms(statistics.median(times))}   "
+              f"p99 {_ms(p99)}   mean {_ms(sum(times) / n)}\n")  # fmt: skip
+    out.write(f"  throughput  {n / wall:,.1f} calls/s\n")
+    out.flush()
+    return 0
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1e3
+    return f"{ms:.3f} ms" if ms < 10 else f"{ms:.2f} ms" if ms < 1000 else f"{ms:,.1f} ms"
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ the way iree-run-module does."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -128,3 +129,72 @@ def test_a_reader_that_closes_the_pipe_early_gets_no_error(tmp_path):
     assert first  # the driver's first line
     assert err == b"", err.decode()
     assert proc.returncode in (0, -13)  # done, or ended by SIGPIPE
+
+
+# ---------------------------------------------------------------------------
+# --benchmark
+
+_LATENCY = re.compile(
+    r"  latency     min ([0-9.,]+) ms   median ([0-9.,]+) ms   p99 ([0-9.,]+) ms   mean ([0-9.,]+) ms\n"
+)
+
+
+def _numbers(stdout: str) -> list[float]:
+    match = _LATENCY.search(stdout)
+    assert match, stdout
+    return [float(v.replace(",", "")) for v in match.groups()]
+
+
+def test_benchmark_prints_results_once_then_latency_and_throughput(src):
+    out = _run(src, "--function=get", "--input=4xi32=5,6,7,8", "--input=2", "--benchmark=30",
+               "--benchmark_warmup=3")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    head, bench = out.stdout.split("BENCHMARK", 1)
+    assert head == "EXEC @get\nresult[0]: i32=7\n"
+    assert bench.startswith(" @get: 30 calls after 3 warm-up, work queue s\n  first call  ")
+    lo, median, p99, mean = _numbers(out.stdout)
+    assert 0 < lo <= median <= p99 and lo <= mean <= p99
+    assert re.search(r"  throughput  [0-9,.]+ calls/s\n$", out.stdout)
+    assert out.stderr == ""
+
+
+def test_benchmark_runs_the_function_first_plus_warmup_plus_n_times(tmp_path):
+    """Each call prints once: 1 + 4 warm-up + 7 timed."""
+    src = tmp_path / "p.mlir"
+    src.write_text(
+        "func.func @p() -> !tfrt.chain {\n"
+        "  %ch0 = tfrt.new.chain\n  %x = tfrt.constant.i32 5\n"
+        "  %ch1 = tfrt.print.i32 %x, %ch0\n  tfrt.return %ch1 : !tfrt.chain\n}\n"
+    )
+    for queue in ("s", "mstd:2"):
+        out = _run(src, "--benchmark=7", "--benchmark_warmup=4", f"--work_queue_type={queue}")
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.count("int32 = 5\n") == 12, out.stdout
+        assert f"BENCHMARK @p: 7 calls after 4 warm-up, work queue {queue}\n" in out.stdout
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--benchmark"], "--benchmark needs --function=NAME (have: f, get)"),
+        (["--function=get", "--benchmark=0"], "--benchmark takes a positive number of calls, not '0'"),
+        (["--function=get", "--benchmark=many"], "--benchmark takes a positive number of calls, not 'many'"),
+        (["--function=get", "--benchmark", "--benchmark_warmup=-1"],
+         "--benchmark_warmup takes a non-negative number of calls, not '-1'"),
+        (["--functions=get", "--benchmark"], "--benchmark measures one function: name it with --function"),
+    ],
+)
+def test_bad_benchmark_arguments_are_reported(src, args, message):
+    out = _run(src, *args)
+    assert out.returncode == 1
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr
+    assert "BENCHMARK" not in out.stdout
+
+
+def test_benchmark_stops_at_a_failing_first_call(src):
+    out = _run(src, "--function=get", "--input=4xi32=1,2,3,4", "--input=9", "--benchmark=5")
+    assert out.returncode == 1
+    assert "index 9 is out of bounds" in out.stderr
+    assert "BENCHMARK" not in out.stdout
+    assert "Traceback" not in out.stderr
