@@ -2,11 +2,16 @@
 
 ``tfrt_array`` kernels run on the device their operands live on (numpy on
 the CPU, cupy on a GPU), so placement is where the tensors are: with
-``device=gpu`` each function copies its tensor arguments and the constants it
-uses to the GPU once (``tfrt_array.to_device``), every tensor kernel then
-runs there, and tensors it returns come back with ``tfrt_array.to_host``;
-scalars stay on the host.  ``device=cpu`` changes nothing: the host is where
-values already are::
+``device=gpu`` each function copies its tensor arguments to the GPU once
+(``tfrt_array.to_device``), and so the tensors made from no tensor operand
+(constants, splats, ``iota``, ``from_elements``) and the tensors a
+``tfrt.call`` of a public function returns; every tensor kernel then runs
+there, and tensors the function returns come back with
+``tfrt_array.to_host``.  Private functions and the loop bodies of
+``tfrt.while`` are only called from the module, with device tensors, and
+return them as they are.  Scalars stay on the host (``tensor.extract`` of a
+device tensor gives a host scalar).  ``device=cpu`` changes nothing: the
+host is where values already are::
 
     func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
       %y = tfrt_array.elementwise %x {expr = "exp(a0)", ...}
@@ -49,30 +54,69 @@ class PlaceDevicesPass(ModulePass):
         if kind == "cpu":
             return
         device = self.device if index else "gpu:0"
-        for fn in op.walk():
-            if not isinstance(fn, func.FuncOp) or not fn.body.blocks:
-                continue
-            block = fn.body.blocks[0]
-            first = block.first_op
-            for arg in block.args:
-                if isinstance(arg.type, TensorType) and arg.uses:
-                    move = make_op("tfrt_array.to_device", [arg], [arg.type], {"device": str_attr(device)}, at=fn)
-                    arg.replace_all_uses_with(move.results[0])
-                    move.operands[0] = arg
-                    block.insert_op_before(move, first)
-            for inner in walk(fn):
-                if inner.name == "tfrt_array.constant":
-                    res = inner.results[0]
-                    move = make_op("tfrt_array.to_device", [res], [res.type], {"device": str_attr(device)}, at=inner)
-                    res.replace_all_uses_with(move.results[0])
-                    move.operands[0] = res
-                    inner.parent_block().insert_op_after(move, inner)
-                elif inner.name == "tfrt.return" and inner.parent_op() is fn:
-                    for i, v in enumerate(inner.operands):
-                        if isinstance(v.type, TensorType):
-                            back = make_op("tfrt_array.to_host", [v], [v.type], {}, at=inner)
-                            block.insert_op_before(back, inner)
-                            inner.operands[i] = back.results[0]
+        functions = [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
+        internal = _internal_functions(op, functions)
+        for fn in functions:
+            _place(fn, device, internal)
+
+
+def _internal_functions(module: ModuleOp, functions: list) -> set[str]:
+    """Functions that only this module calls, with tensors already on the
+    device: private ones, and the loop bodies ``tfrt.while`` calls."""
+    names = {f.sym_name.data for f in functions
+             if f.sym_visibility is not None and f.sym_visibility.data == "private"}  # fmt: skip
+    for inner in walk(module):
+        if inner.name == "tfrt.while":
+            body = inner.attributes.get("body_fn") or inner.properties.get("body_fn")
+            if body is not None:
+                names.add(body.string_value())
+    return names
+
+
+def _place(fn, device: str, internal: set[str]) -> None:
+    block = fn.body.blocks[0]
+    entry = fn.sym_name.data not in internal
+    if entry:
+        # Arguments come from the caller's host; results go back to it.
+        first = block.first_op
+        for arg in block.args:
+            if isinstance(arg.type, TensorType) and arg.uses:
+                move = make_op("tfrt_array.to_device", [arg], [arg.type], {"device": str_attr(device)}, at=fn)
+                arg.replace_all_uses_with(move.results[0])
+                move.operands[0] = arg
+                block.insert_op_before(move, first)
+    for inner in list(walk(fn)):
+        if _makes_host_tensors(inner, internal):
+            at = inner
+            for res in inner.results:
+                if not isinstance(res.type, TensorType) or not res.uses:
+                    continue
+                move = make_op("tfrt_array.to_device", [res], [res.type], {"device": str_attr(device)}, at=inner)
+                res.replace_all_uses_with(move.results[0])
+                move.operands[0] = res
+                inner.parent_block().insert_op_after(move, at)
+                at = move
+        elif entry and inner.name == "tfrt.return" and inner.parent_op() is fn:
+            for i, v in enumerate(inner.operands):
+                if isinstance(v.type, TensorType):
+                    back = make_op("tfrt_array.to_host", [v], [v.type], {}, at=inner)
+                    block.insert_op_before(back, inner)
+                    inner.operands[i] = back.results[0]
+
+
+def _makes_host_tensors(op, internal: set[str]) -> bool:
+    """Whether ``op``'s tensor results are host arrays in a GPU function: a
+    kernel that builds tensors from scalars or attributes alone (constants,
+    splats, iota, from_elements: no tensor operand tells it the device), and
+    a call of a public function, which hands its results back on the host."""
+    if op.name == "tfrt.call":
+        callee = op.attributes.get("callee") or op.properties.get("callee")
+        return callee is None or callee.string_value() not in internal
+    if not op.name.startswith("tfrt_array.") or op.name in ("tfrt_array.to_device", "tfrt_array.to_host"):
+        return False
+    return any(isinstance(r.type, TensorType) for r in op.results) and not any(
+        isinstance(v.type, TensorType) for v in op.operands
+    )
 
 
 PlaceDevicesPass.__doc__ = f"{PlaceDevicesPass.__doc__}\n\nExample (from the module documentation):\n\n{__doc__}"

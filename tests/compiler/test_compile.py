@@ -24,8 +24,7 @@ def _f32(*shape):
     return RNG.standard_normal(shape).astype(np.float32)
 
 
-def test_batch_matmul_matvec_and_dot():
-    text = """
+BATCH_MATMUL = """
 func.func @f(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %m: tensor<3x4xf32>, %v: tensor<4xf32>)
     -> (tensor<2x3x5xf32>, tensor<3xf32>, tensor<f32>) {
   %z = arith.constant 0.0 : f32
@@ -40,6 +39,10 @@ func.func @f(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %m: tensor<3x4xf32>, 
   %d = linalg.dot ins(%v, %v : tensor<4xf32>, tensor<4xf32>) outs(%f3 : tensor<f32>) -> tensor<f32>
   return %r, %mv, %d : tensor<2x3x5xf32>, tensor<3xf32>, tensor<f32>
 }"""
+
+
+def test_batch_matmul_matvec_and_dot():
+    text = BATCH_MATMUL
     a, b, m, v = _f32(2, 3, 4), _f32(2, 4, 5), _f32(3, 4), _f32(4)
     r, mv, d = _run(text, "f", a, b, m, v)
     np.testing.assert_allclose(r, a @ b, rtol=1e-5, atol=1e-6)
@@ -47,12 +50,15 @@ func.func @f(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %m: tensor<3x4xf32>, 
     np.testing.assert_allclose(d, v @ v, rtol=1e-5)
 
 
-def test_matmul_accumulates_into_a_nonzero_init():
-    text = """
+MATMUL_INTO_INIT = """
 func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %c: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x2xf32>) outs(%c : tensor<2x2xf32>) -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
 }"""
+
+
+def test_matmul_accumulates_into_a_nonzero_init():
+    text = MATMUL_INTO_INIT
     a, b, c = _f32(2, 3), _f32(3, 2), _f32(2, 2)
     np.testing.assert_allclose(_run(text, "f", a, b, c), c + a @ b, rtol=1e-5, atol=1e-6)
     assert np.all(c == c)  # the caller's init is not written
@@ -70,8 +76,7 @@ def _conv_ref(x, w, stride=1):
     return out
 
 
-def test_convolutions_nhwc_nchw_and_depthwise():
-    text = """
+CONVOLUTIONS = """
 func.func @f(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x4xf32>, %xc: tensor<1x3x6x6xf32>, %wc: tensor<4x3x3x3xf32>,
              %dw: tensor<3x3x3xf32>) -> (tensor<1x2x2x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x3xf32>) {
   %z = arith.constant 0.0 : f32
@@ -89,6 +94,10 @@ func.func @f(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x4xf32>, %xc: tensor<1x3x6
        ins(%x, %dw : tensor<1x6x6x3xf32>, tensor<3x3x3xf32>) outs(%f3 : tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
   return %r, %r2, %r3 : tensor<1x2x2x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x3xf32>
 }"""
+
+
+def test_convolutions_nhwc_nchw_and_depthwise():
+    text = CONVOLUTIONS
     x, w, xc, wc, dw = _f32(1, 6, 6, 3), _f32(3, 3, 3, 4), _f32(1, 3, 6, 6), _f32(4, 3, 3, 3), _f32(3, 3, 3)
     r, r2, r3 = _run(text, "f", x, w, xc, wc, dw)
     np.testing.assert_allclose(r, _conv_ref(x, w, 2), rtol=1e-4, atol=1e-5)
@@ -98,8 +107,7 @@ func.func @f(%x: tensor<1x6x6x3xf32>, %w: tensor<3x3x3x4xf32>, %xc: tensor<1x3x6
     np.testing.assert_allclose(r3, ref3, rtol=1e-4, atol=1e-5)
 
 
-def test_pooling_and_reduce():
-    text = """
+POOLING_AND_REDUCE = """
 func.func @f(%x: tensor<1x4x4x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x3x3x2xf32>, tensor<1x2xf32>) {
   %ninf = arith.constant 0xFF800000 : f32
   %z = arith.constant 0.0 : f32
@@ -121,6 +129,10 @@ func.func @f(%x: tensor<1x4x4x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x3x3x2xf3
     }
   return %p, %s, %r : tensor<1x2x2x2xf32>, tensor<1x3x3x2xf32>, tensor<1x2xf32>
 }"""
+
+
+def test_pooling_and_reduce():
+    text = POOLING_AND_REDUCE
     x = _f32(1, 4, 4, 2)
     p, s, r = _run(text, "f", x)
     np.testing.assert_allclose(p, x.reshape(1, 2, 2, 2, 2, 2).max(axis=(2, 4)))
@@ -129,8 +141,7 @@ func.func @f(%x: tensor<1x4x4x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x3x3x2xf3
     np.testing.assert_allclose(r, x.sum(axis=(1, 2)), rtol=1e-5, atol=1e-6)
 
 
-def test_min_pooling():
-    text = """
+MIN_POOLING = """
 func.func @f(%x: tensor<1x4x4x3xi32>) -> tensor<1x2x2x3xi32> {
   %big = arith.constant 2147483647 : i32
   %win = tensor.empty() : tensor<2x2xi32>
@@ -140,13 +151,15 @@ func.func @f(%x: tensor<1x4x4x3xi32>) -> tensor<1x2x2x3xi32> {
        ins(%x, %win : tensor<1x4x4x3xi32>, tensor<2x2xi32>) outs(%f : tensor<1x2x2x3xi32>) -> tensor<1x2x2x3xi32>
   return %p : tensor<1x2x2x3xi32>
 }"""
+
+
+def test_min_pooling():
+    text = MIN_POOLING
     x = RNG.integers(-100, 100, (1, 4, 4, 3)).astype(np.int32)
     np.testing.assert_array_equal(_run(text, "f", x), x.reshape(1, 2, 2, 2, 2, 3).min(axis=(2, 4)))
 
 
-def test_generic_reduction_with_transposed_maps_and_index():
-    # out[j] = sum_i x[i, j] * i  (a reduction over d0 of a body that uses linalg.index)
-    text = """
+GENERIC_REDUCTION_WITH_INDEX = """
 func.func @f(%x: tensor<3x4xf32>) -> tensor<4xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4xf32>
@@ -164,12 +177,16 @@ func.func @f(%x: tensor<3x4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }"""
+
+
+def test_generic_reduction_with_transposed_maps_and_index():
+    # out[j] = sum_i x[i, j] * i  (a reduction over d0 of a body that uses linalg.index)
+    text = GENERIC_REDUCTION_WITH_INDEX
     x = _f32(3, 4)
     np.testing.assert_allclose(_run(text, "f", x), (x * np.arange(3)[:, None]).sum(0), rtol=1e-5, atol=1e-6)
 
 
-def test_tensor_ops():
-    text = """
+TENSOR_OPS = """
 func.func @f(%x: tensor<4x4xf32>, %s: tensor<2x2xf32>, %v: f32) -> (tensor<2x2xf32>, tensor<4x4xf32>, tensor<6x6xf32>,
     tensor<8x4xf32>, tensor<16xf32>, tensor<2x8xf32>, f32, tensor<4x4xf32>, tensor<2xf32>) {
   %a = tensor.extract_slice %x[1, 0] [2, 2] [2, 1] : tensor<4x4xf32> to tensor<2x2xf32>
@@ -189,6 +206,10 @@ func.func @f(%x: tensor<4x4xf32>, %s: tensor<2x2xf32>, %v: f32) -> (tensor<2x2xf
   return %a, %b, %p, %c, %r, %q, %e, %n, %fe : tensor<2x2xf32>, tensor<4x4xf32>, tensor<6x6xf32>, tensor<8x4xf32>,
     tensor<16xf32>, tensor<2x8xf32>, f32, tensor<4x4xf32>, tensor<2xf32>
 }"""
+
+
+def test_tensor_ops():
+    text = TENSOR_OPS
     x, s, v = _f32(4, 4), _f32(2, 2), np.float32(7.5)
     a, b, p, c, r, q, e, n, fe = _run(text, "f", x, s, v)
     np.testing.assert_array_equal(a, x[1:4:2, 0:2])
