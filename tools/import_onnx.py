@@ -2,6 +2,7 @@
 
     tfrt_import_onnx model.onnx -o model.mlir
     tfrt_import_onnx model.onnx --input-shape input=1,3,224,224 -o model.mlir
+    tfrt_import_onnx model.onnx --float16 -o model16.mlir   # f16 throughout
     tfrt_compile model.onnx -o model.bef          # imports first
 
 The graph becomes one function (``@main`` unless ``--function`` says
@@ -339,11 +340,13 @@ class Importer:
         input_shapes: dict[str, tuple[int, ...]] | None = None,
         batch: int | None = None,
         resources: dict[str, np.ndarray] | None = None,
+        float16: bool = False,
     ):
         import onnx
         from onnx import numpy_helper, shape_inference
 
         self.onnx = onnx
+        self.float16 = float16
         graph = model.graph
         init_names = {t.name for t in graph.initializer}
         self.consts: dict[str, np.ndarray] = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
@@ -459,11 +462,14 @@ class Importer:
                         f"input '{inp.name}' has a dynamic dimension '{label}': give a static shape "
                         f"with --input-shape {inp.name}=D0,D1,..."
                     )
-            dtype = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type)
-            v = Value(f"%arg{i}", tuple(dims), np.dtype(dtype))
+            dtype = self.dtype(onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type))
+            v = Value(f"%arg{i}", tuple(dims), dtype)
             self.values[inp.name] = v
             args.append(v)
         self._fold_batch_norms()
+        if self.float16:
+            # Batch norms are folded in f32 first; then every f32 weight is f16.
+            self.consts = {k: self.cast(v) for k, v in self.consts.items()}
         for node in self.nodes:
             self.node(node)
         results = []
@@ -556,7 +562,20 @@ class Importer:
             if name:
                 self.values[name] = v
 
+    def dtype(self, dtype) -> np.dtype:
+        """``dtype`` as the model computes it: f32 is f16 with ``float16``."""
+        dtype = np.dtype(dtype)
+        return np.dtype(np.float16) if self.float16 and dtype == np.float32 else dtype
+
+    def cast(self, a: np.ndarray) -> np.ndarray:
+        """A constant as the model computes it (see :meth:`dtype`)."""
+        dtype = self.dtype(a.dtype)
+        return a if dtype == a.dtype else a.astype(dtype)
+
     def _constant_attr(self, node) -> np.ndarray:
+        return self.cast(self._constant_value(node))
+
+    def _constant_value(self, node) -> np.ndarray:
         from onnx import numpy_helper
 
         a = {x.name: x for x in node.attribute}
@@ -703,7 +722,7 @@ class Importer:
 
     def op_Cast(self, node, a):  # noqa: N802
         x = self.value(node.input[0], node)
-        to = np.dtype(self.onnx.helper.tensor_dtype_to_np_dtype(a["to"]))
+        to = self.dtype(self.onnx.helper.tensor_dtype_to_np_dtype(a["to"]))
         if to == x.dtype:
             return x
         src, dst = x.dtype.kind, to.kind
@@ -1139,16 +1158,16 @@ def _np_slice(node, ins, a, imp):
 
 
 def _np_cast(node, ins, a, imp):
-    return [ins[0].astype(imp.onnx.helper.tensor_dtype_to_np_dtype(a["to"]))]
+    return [ins[0].astype(imp.dtype(imp.onnx.helper.tensor_dtype_to_np_dtype(a["to"])))]
 
 
 def _np_cos(node, ins, a, imp):
     value = a.get("value")
     if value is None:
-        return [np.zeros([int(d) for d in ins[0]], np.float32)]
+        return [np.zeros([int(d) for d in ins[0]], imp.dtype(np.float32))]
     from onnx import numpy_helper
 
-    v = numpy_helper.to_array(value)
+    v = imp.cast(numpy_helper.to_array(value))
     return [np.full([int(d) for d in ins[0]], v.ravel()[0], v.dtype)]
 
 
@@ -1212,11 +1231,14 @@ def import_onnx(
     function: str = "main",
     input_shapes: dict[str, tuple[int, ...]] | None = None,
     batch: int | None = None,
+    float16: bool = False,
 ) -> str:
     """MLIR text for an ``onnx.ModelProto``.  ``input_shapes`` gives static
     shapes to inputs by name; ``batch`` fixes every input's dynamic leading
-    dimension."""
-    return Importer(model, function, input_shapes, batch).run()
+    dimension; ``float16`` computes in f16 what the model computes in f32
+    (inputs, outputs, weights and every op between; batch norms are folded
+    into convolutions in f32 first)."""
+    return Importer(model, function, input_shapes, batch, float16=float16).run()
 
 
 def import_onnx_batches(model, batches: dict[str, int], *, input_shapes: dict[str, tuple[int, ...]] | None = None) -> str:
@@ -1294,9 +1316,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--function", default="main", help="name of the function (default: main)")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...",
                    help="a static shape for an input with dynamic dimensions (repeatable)")  # fmt: skip
+    p.add_argument("--float16", action="store_true",
+                   help="compute in f16 what the model computes in f32 (inputs, outputs and weights too)")  # fmt: skip
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        text = import_onnx_file(args.input, function=args.function, input_shapes=_input_shapes(args.input_shape))
+        text = import_onnx_file(args.input, function=args.function, input_shapes=_input_shapes(args.input_shape),
+                                float16=args.float16)  # fmt: skip
     except ImportError_ as exc:
         sys.stderr.write(f"{PROG}: error: {exc}\n")
         status = 1

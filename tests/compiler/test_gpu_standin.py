@@ -304,3 +304,22 @@ def test_calls_loops_and_scalars_of_place_devices_mlir_run(opt_level):
         assert type(r) is np.ndarray and type(pair) is np.ndarray
         np.testing.assert_array_equal(r, q + 3 * x)
         np.testing.assert_array_equal(pair, 2 * np.array([q[0], k], np.float32))
+
+
+def test_a_float16_resnet_runs_on_the_device(gpu):
+    """ResNet-50 imported with float16=True, compiled --device=gpu: its
+    element-wise kernels are f16 CUDA C computing in float; the result
+    agrees with the CPU's f16 run within f16 precision."""
+    pytest.importorskip("onnx")
+    sys.path.insert(0, str(ROOT / "tests" / "onnx"))
+    import onnx_models
+
+    from tfrt.tools.import_onnx import import_onnx
+
+    text = import_onnx(onnx_models.resnet50(size=32), float16=True)
+    x = _f32(1, 3, 32, 32).astype(np.float16)
+    cpu, gpu_result = (_run(text, "main", [x], device)[0] for device in ("cpu", "gpu"))
+    assert gpu_result.dtype == np.float16 and type(gpu_result) is np.ndarray
+    assert sum(gpu.launches.values()) > 0
+    scale = float(np.max(np.abs(cpu.astype(np.float32))))
+    assert np.max(np.abs(gpu_result.astype(np.float32) - cpu.astype(np.float32))) <= 8 * 2**-10 * scale
