@@ -4,6 +4,7 @@
     tfrt_compile model.onnx -o model.bef                 # an ONNX model, imported first
     tfrt_compile model.mlir -O0 --emit=mlir              # lowered kernel IR, not optimized
     tfrt_compile model.mlir --device=gpu -o model.bef    # kernels placed on the GPU
+    tfrt_compile model.onnx --float16 --device=gpu -o model.bef   # the model in f16
     tfrt_compile in.mlir --load-pass-plugin my.py --preprocess=lower-mylib -o out.bef
     tfrt_compile in.mlir --pass-pipeline='lower-linalg,lower-arith,lower-func' --emit=mlir
     tfrt_compile model.mlir --mlir-timing -o model.bef   # time per phase and pass (stderr)
@@ -32,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", dest="output", default=None, help="output file (default: stdout for --emit=mlir, IN.bef otherwise)")
     p.add_argument("--emit", choices=("bef", "mlir"), default="bef", help="write BEF (default) or the compiled MLIR")
     p.add_argument("--device", default="cpu", help="where tensor kernels run: cpu (default) or gpu")
+    p.add_argument("--float16", action="store_true",
+                   help="an .onnx input computes in f16 what it computes in f32 (tfrt_import_onnx --float16)")  # fmt: skip
     for level in (0, 1, 2):
         p.add_argument(f"-O{level}", dest="opt_level", action="store_const", const=level,
                        help=f"optimization level {level}" + (" (default)" if level == 2 else ""))  # fmt: skip
@@ -106,8 +109,10 @@ def _compile(args: argparse.Namespace, sources: Any) -> int:
         mark[0] = now
 
     if args.input.endswith(".onnx"):
-        filename, text = _import_onnx(args.input)
+        filename, text = _import_onnx(args.input, args.float16)
         lap("ONNX import")
+    elif args.float16:
+        raise DiagnosticError(Diagnostic("error", f"--float16 converts ONNX models; '{args.input}' is not a .onnx file"))
     else:
         filename, text = _read(args.input)
         lap("Read input")
@@ -164,12 +169,12 @@ def _report(timing: Any) -> None:
         sys.stderr.write(timing.report())
 
 
-def _import_onnx(path: str) -> tuple[str, str]:
+def _import_onnx(path: str, float16: bool = False) -> tuple[str, str]:
     """An ONNX model as MLIR text (``tfrt_import_onnx``'s translation)."""
     from tfrt.tools.import_onnx import ImportError_, import_onnx_file
 
     try:
-        return path, import_onnx_file(path)
+        return path, import_onnx_file(path, float16=float16)
     except ImportError_ as e:
         raise DiagnosticError(Diagnostic("error", f"{path}: {e}")) from None
 

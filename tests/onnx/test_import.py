@@ -376,3 +376,16 @@ def test_float16_flag_of_the_importer_tool(tmp_path):
     x = rand(1, 16, 16, 16).astype(np.float16)
     got = tfrt.api.load(tmp_path / "block16.mlir").call("main", x)
     assert got.dtype == np.float16
+
+
+def test_float16_flag_of_tfrt_compile(tmp_path):
+    onnx.save(M.mobilenet_block(), tmp_path / "block.onnx")
+    r = _tool("tfrt_compile", "block.onnx", "--float16", "-o", "block16.bef", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    got = tfrt.api.load(tmp_path / "block16.bef").call("main", rand(1, 16, 16, 16).astype(np.float16))
+    assert got.dtype == np.float16
+    (tmp_path / "m.mlir").write_text("func.func @f() {\n  return\n}\n")
+    r = _tool("tfrt_compile", "m.mlir", "--float16", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "--float16 converts ONNX models; 'm.mlir' is not a .onnx file" in r.stderr
+    assert "Traceback" not in r.stderr
