@@ -66,6 +66,9 @@ from tfrt.passes.stream_analysis import StreamAnalysis
 
 RETURN_OP = "tfrt.return"
 COST_ATTR = "_tfrt_cost"  # scheduling hint for the compiler; never emitted
+# Where place-devices put a kernel: read in the IR, not by the kernel (which
+# runs where its operands live); never emitted.
+PLACEMENT_ATTR = "tfrt.device"
 # xDSL keeps operand/result segment sizes as properties; they describe the
 # op's structure, not a kernel input, so BEF leaves them out.
 STRUCTURAL_ATTRS = frozenset({"operandSegmentSizes", "resultSegmentSizes"})
@@ -810,7 +813,7 @@ class _ModuleWriter:
 
     def _collect_attributes(self, op: Operation, name: str, fn_refs: list) -> bool:
         for attr_name, value in op_attributes(op):
-            if attr_name == COST_ATTR or attr_name in STRUCTURAL_ATTRS:
+            if attr_name in (COST_ATTR, PLACEMENT_ATTR) or attr_name in STRUCTURAL_ATTRS:
                 continue
             if is_flat_symbol(value):
                 fn_refs.append((value, op, attr_name))
@@ -1102,7 +1105,7 @@ class _FunctionsEmitter(_Emitter):
         func_words: list[int] = []
         groups: list[tuple[str, int, bool]] = []
         for name, value in op_attributes(op):
-            if name == COST_ATTR or name in STRUCTURAL_ATTRS:
+            if name in (COST_ATTR, PLACEMENT_ATTR) or name in STRUCTURAL_ATTRS:
                 continue
             if isinstance(value, ArrayAttr) and value.data and is_flat_symbol(value.data[0]):
                 func_words.extend(e.named[v.root_reference.data] for v in value.data)

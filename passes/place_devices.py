@@ -10,7 +10,9 @@ there, and tensors the function returns come back with
 ``tfrt_array.to_host``.  Private functions and the loop bodies of
 ``tfrt.while`` are only called from the module, with device tensors, and
 return them as they are.  Scalars stay on the host (``tensor.extract`` of a
-device tensor gives a host scalar).  ``device=cpu`` changes nothing: the
+device tensor gives a host scalar).  Each tensor kernel is marked with where
+it runs, ``{tfrt.device = "gpu:0"}``: the IR shows the placement, and the BEF
+writer leaves the mark out (the kernel goes by its operands).  ``device=cpu`` changes nothing: the
 host is where values already are::
 
     func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -20,7 +22,7 @@ host is where values already are::
     // with device=gpu becomes
     func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
       %0 = tfrt_array.to_device %x {device = "gpu:0"} : (tensor<4xf32>) -> tensor<4xf32>
-      %y = tfrt_array.elementwise %0 {expr = "exp(a0)", ...}
+      %y = tfrt_array.elementwise %0 {expr = "exp(a0)", ..., tfrt.device = "gpu:0"}
       %1 = tfrt_array.to_host %y : (tensor<4xf32>) -> tensor<4xf32>
       tfrt.return %1 : tensor<4xf32>
     }
@@ -86,6 +88,8 @@ def _place(fn, device: str, internal: set[str]) -> None:
                 move.operands[0] = arg
                 block.insert_op_before(move, first)
     for inner in list(walk(fn)):
+        if inner.name.startswith("tfrt_array.") and inner.name not in ("tfrt_array.to_device", "tfrt_array.to_host"):
+            inner.attributes["tfrt.device"] = str_attr(device)
         if _makes_host_tensors(inner, internal):
             at = inner
             for res in inner.results:

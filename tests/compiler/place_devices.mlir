@@ -7,11 +7,17 @@
 // RUN: tfrt_compile %s -O0 --emit=mlir | FileCheck %s --check-prefix=CPU
 // CPU-NOT: to_device
 // CPU-NOT: to_host
+// CPU-NOT: tfrt.device
+// Each placed kernel says where it runs; the BEF leaves the mark out.
+// RUN: tfrt_compile %s --device=gpu -o %t.bef
+// RUN: tfrt_translate -bef-to-mlir %t.bef | FileCheck %s --check-prefix=BEF
+// BEF: tfrt_array.to_device
+// BEF-NOT: tfrt.device
 
 // CHECK-LABEL: func.func private @scale(%arg0: tensor<3xf32>, %arg1: f32) -> tensor<3xf32> {
 // CHECK-NEXT:    %[[S:.*]] = tfrt_array.elementwise %arg1 {expr = "a0"
 // CHECK-NEXT:    %[[D:.*]] = tfrt_array.to_device %[[S]] {device = "gpu:0"}
-// CHECK-NEXT:    %[[M:.*]] = tfrt_array.elementwise %arg0, %[[D]]
+// CHECK-NEXT:    %[[M:.*]] = tfrt_array.elementwise %arg0, %[[D]] {{{.*}}tfrt.device = "gpu:0"
 // CHECK-NEXT:    tfrt.return %[[M]] : tensor<3xf32>
 func.func private @scale(%x: tensor<3xf32>, %k: f32) -> tensor<3xf32> {
   %e = tensor.empty() : tensor<3xf32>
