@@ -360,3 +360,12 @@ def test_mlir_timing_reports_the_parse_each_pass_and_the_bef_writer(tmp_path):
     for name in ("Inliner", "LowerArith", "InsertChains", "Verifier", "BEF writer", "Rest", "Total"):
         assert name in names, names
     assert (tmp_path / "m.bef").read_bytes()[:2] == b"\x0b\xef"
+
+
+def test_a_gpu_program_without_cupy_says_what_to_install(monkeypatch):
+    from tfrt.passes.compiler import compile_text_to_bef
+
+    monkeypatch.setitem(sys.modules, "cupy", None)  # `import cupy` fails
+    prog = tfrt.api.load(compile_text_to_bef(MATMUL_INTO_INIT, "t.mlir", device="gpu"))
+    with pytest.raises(tfrt.api.ExecutionError, match=r"needs cupy \(pip install 'tfrt-py\[gpu\]'\) \(at t.mlir:"):
+        prog.call("f", _f32(2, 3), _f32(3, 2), _f32(2, 2))

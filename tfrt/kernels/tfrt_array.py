@@ -522,7 +522,7 @@ def to_device(device, x):
     try:
         import cupy
     except ImportError:
-        raise KernelError(f"tfrt_array.to_device: device '{device}' needs cupy (pip install 'tfrt[gpu]')") from None
+        raise KernelError(f"tfrt_array.to_device: device '{device}' needs cupy (pip install 'tfrt-py[gpu]')") from None
     with cupy.cuda.Device(int(index or 0)):
         return cupy.asarray(x)
 
