@@ -157,6 +157,20 @@ def torch_module(graph, weights):
 
 
 # ---------------------------------------------------------------------------
+# The engines' sessions, as the timing and the memory runs both make them
+
+
+def work_queue() -> str:
+    return f"mstd:{ARGS.threads}" if ARGS.threads > 1 else "s"
+
+
+def ort_session(model_bytes_or_path):
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = ARGS.threads
+    opts.inter_op_num_threads = 1
+    return ort.InferenceSession(model_bytes_or_path, opts, providers=["CPUExecutionProvider"])
 
 
 # ---------------------------------------------------------------------------
@@ -176,13 +190,12 @@ def memory_child(engine: str, path: str) -> None:
     import json
 
     x = np.random.default_rng(1).standard_normal((1, 3, ARGS.size, ARGS.size)).astype(np.float32)
-    note = ""
     if engine == "tfrt":
         import tfrt.api
         from tfrt.kernels.array_pool import host_pool
 
         def load():
-            prog = tfrt.api.load(path, work_queue=f"mstd:{ARGS.threads}" if ARGS.threads > 1 else "s")
+            prog = tfrt.api.load(path, work_queue=work_queue())
             return lambda: prog.call("main", x)
     elif engine == "numpy":
         import onnx
@@ -191,13 +204,9 @@ def memory_child(engine: str, path: str) -> None:
             graph, weights = folded_graph(onnx.load(path))
             return lambda: numpy_forward(graph, weights, x)
     else:
-        import onnxruntime as ort
 
         def load():
-            opts = ort.SessionOptions()
-            opts.intra_op_num_threads = ARGS.threads
-            opts.inter_op_num_threads = 1
-            sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+            sess = ort_session(path)
             return lambda: sess.run(None, {"input": x})
     base = _proc_status_kb("VmRSS")
     with open("/proc/self/clear_refs", "w") as f:
@@ -207,6 +216,7 @@ def memory_child(engine: str, path: str) -> None:
     for _ in range(ARGS.runs + 1):
         run()
     peak = _proc_status_kb("VmHWM")
+    note = ""
     if engine == "tfrt":
         pool = host_pool.held_bytes() / 2**20
         note = f"the BEF is mapped, its weights read in place; the array pool holds {pool:.0f} MiB"
@@ -258,7 +268,7 @@ def main() -> None:
     t1 = time.perf_counter()
     bef = compile_text_to_bef(text, "resnet50.mlir")
     t2 = time.perf_counter()
-    prog = tfrt.api.load(bef, work_queue=f"mstd:{ARGS.threads}" if ARGS.threads > 1 else "s")
+    prog = tfrt.api.load(bef, work_queue=work_queue())
     t3 = time.perf_counter()
     print(f"ResNet-50 b1 {size}x{size} f32, {ARGS.threads} threads, median of {ARGS.runs}")
     print(f"tfrt: import {t1 - t0:.1f} s, compile {t2 - t1:.1f} s, load {(t3 - t2) * 1e3:.0f} ms, "
@@ -282,12 +292,7 @@ def main() -> None:
         print("(torch not installed)")
     want = None
     try:
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = ARGS.threads
-        opts.inter_op_num_threads = 1
-        sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+        sess = ort_session(model.SerializeToString())
         want = sess.run(None, {"input": x})[0]
         rows.append(("onnxruntime", median_ms(lambda: sess.run(None, {"input": x}), ARGS.runs)))
     except ImportError:

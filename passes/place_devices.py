@@ -12,8 +12,8 @@ there, and tensors the function returns come back with
 return them as they are.  Scalars stay on the host (``tensor.extract`` of a
 device tensor gives a host scalar).  Each tensor kernel is marked with where
 it runs, ``{tfrt.device = "gpu:0"}``: the IR shows the placement, and the BEF
-writer leaves the mark out (the kernel goes by its operands).  ``device=cpu`` changes nothing: the
-host is where values already are::
+writer leaves the mark out (the kernel goes by its operands).
+``device=cpu`` changes nothing: the host is where values already are::
 
     func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
       %y = tfrt_array.elementwise %x {expr = "exp(a0)", ...}
@@ -88,7 +88,7 @@ def _place(fn, device: str, internal: set[str]) -> None:
                 move.operands[0] = arg
                 block.insert_op_before(move, first)
     for inner in list(walk(fn)):
-        if inner.name.startswith("tfrt_array.") and inner.name not in ("tfrt_array.to_device", "tfrt_array.to_host"):
+        if _is_tensor_kernel(inner):
             inner.attributes["tfrt.device"] = str_attr(device)
         if _makes_host_tensors(inner, internal):
             at = inner
@@ -108,6 +108,11 @@ def _place(fn, device: str, internal: set[str]) -> None:
                     inner.operands[i] = back.results[0]
 
 
+def _is_tensor_kernel(op) -> bool:
+    """A ``tfrt_array`` kernel other than the transfers themselves."""
+    return op.name.startswith("tfrt_array.") and op.name not in ("tfrt_array.to_device", "tfrt_array.to_host")
+
+
 def _makes_host_tensors(op, internal: set[str]) -> bool:
     """Whether ``op``'s tensor results are host arrays in a GPU function: a
     kernel that builds tensors from scalars or attributes alone (constants,
@@ -116,9 +121,7 @@ def _makes_host_tensors(op, internal: set[str]) -> bool:
     if op.name == "tfrt.call":
         callee = op.attributes.get("callee") or op.properties.get("callee")
         return callee is None or callee.string_value() not in internal
-    if not op.name.startswith("tfrt_array.") or op.name in ("tfrt_array.to_device", "tfrt_array.to_host"):
-        return False
-    return any(isinstance(r.type, TensorType) for r in op.results) and not any(
+    return _is_tensor_kernel(op) and any(isinstance(r.type, TensorType) for r in op.results) and not any(
         isinstance(v.type, TensorType) for v in op.operands
     )
 

@@ -22,6 +22,8 @@ fails it, the trait runs and reports the violation in its own words.
 
 from __future__ import annotations
 
+import threading
+
 
 from xdsl.dialects.builtin import (
     CallSiteLoc,
@@ -92,7 +94,7 @@ def verify_module(module: Operation) -> None:
     order: dict[int, int] = {}  # by id(op): ops hash in Python
     verified = _VERIFIED
     roots: dict[Block, Operation | None] = {}  # block -> its nearest IsolatedFromAbove ancestor
-    claimed = _ISOLATION_CHECKED
+    claimed = _claimed()
     mine: list[int] = []
     try:
         _verify_walk(module, positions, dominators, order, verified, roots, claimed, mine)
@@ -146,8 +148,16 @@ def _verify_walk(module, positions, dominators, order, verified, roots, claimed,
 
 
 # Isolated ops whose IsolatedFromAbove check a running verify_module makes
-# itself (by id): the trait passes them over (see _install_isolation_trait).
-_ISOLATION_CHECKED: set[int] = set()
+# itself (by id), per thread: the trait passes them over in that thread only
+# (see _install_isolation_trait).
+_CLAIMS = threading.local()
+
+
+def _claimed() -> set[int]:
+    ids = getattr(_CLAIMS, "ids", None)
+    if ids is None:
+        ids = _CLAIMS.ids = set()
+    return ids
 
 
 def _isolation_root(block: Block | None, roots: dict) -> Operation | None:
@@ -196,7 +206,7 @@ def _install_isolation_trait() -> None:
         return
 
     def verify(self, op: Operation) -> None:
-        if id(op) in _ISOLATION_CHECKED:
+        if id(op) in getattr(_CLAIMS, "ids", ()):
             return
         original(self, op)
 

@@ -228,7 +228,8 @@ class ElementwiseKernel:
         self.ins = _params(in_params)
         self.outs = _params(out_params)
         if len(self.outs) != 1:
-            raise NotImplementedError("the stand-in runs kernels with one output")
+            # The compiler's fused kernels write one output.
+            raise TypeError(f"{name}: one output parameter expected, got {out_params!r}")
         lines = [_HEADER, preamble]
         args = ", ".join(f"const {_C_TYPES[dt.name]}* p{i}" for i, (dt, _) in enumerate(self.ins))
         out_dt, out_name = self.outs[0]

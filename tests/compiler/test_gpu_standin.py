@@ -75,6 +75,16 @@ def _same_on_gpu(text: str, name: str, args, exact: bool = True) -> list:
     return gpu
 
 
+def _onnx_models():
+    """tests/onnx/onnx_models.py (the models built with onnx.helper)."""
+    pytest.importorskip("onnx")
+    if str(ROOT / "tests" / "onnx") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tests" / "onnx"))
+    import onnx_models
+
+    return onnx_models
+
+
 def _f32(*shape):
     return RNG.standard_normal(shape).astype(np.float32)
 
@@ -172,9 +182,7 @@ def test_f16_bodies_are_computed_in_f32_and_rounded_once(gpu):
 
 
 def test_onnx_models_match_the_cpu(gpu):
-    pytest.importorskip("onnx")
-    sys.path.insert(0, str(ROOT / "tests" / "onnx"))
-    import onnx_models
+    onnx_models = _onnx_models()
 
     from tfrt.tools.import_onnx import import_onnx
 
@@ -310,9 +318,7 @@ def test_a_float16_resnet_runs_on_the_device(gpu):
     """ResNet-50 imported with float16=True, compiled --device=gpu: its
     element-wise kernels are f16 CUDA C computing in float; the result
     agrees with the CPU's f16 run within f16 precision."""
-    pytest.importorskip("onnx")
-    sys.path.insert(0, str(ROOT / "tests" / "onnx"))
-    import onnx_models
+    onnx_models = _onnx_models()
 
     from tfrt.tools.import_onnx import import_onnx
 

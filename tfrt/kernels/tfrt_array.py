@@ -479,7 +479,7 @@ def extract(x, *indices):
         v = x[tuple(int(i) for i in indices)]
     except IndexError as exc:
         raise KernelError(f"tfrt_array.extract: {exc}") from None
-    if type(v) is not np.ndarray and hasattr(v, "__cuda_array_interface__"):
+    if _on_gpu((v,)):
         return v.get()[()]  # scalars live on the host: a 0-d device array, copied back
     return v
 

@@ -248,7 +248,7 @@ def test_a_rewrite_that_breaks_isolation_is_caught_by_the_verifier():
     def error() -> str:
         with pytest.raises(DiagnosticError) as info:
             verify_module(module)
-        assert not V._ISOLATION_CHECKED  # nothing left claimed after the error
+        assert not V._claimed()  # nothing left claimed after the error
         return render(info.value, src)
 
     top_use.operands = [outer.results[0]]  # a module-level value in a function
