@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
     I1,
+    FlatSymbolRefAttrConstr,
     I64,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -41,12 +42,13 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.irdl.constraints import AnyAttr
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from tfrt.dialects.base import RuntimeDialect, RuntimeOp, define_op, ops_of_module
+from tfrt.dialects.base import RuntimeDialect, RuntimeOp, define_op, ops_of_module, runtime_op
 
 _ATTR_CONSTRAINTS: dict[str, Any] = {
     "i1": IntegerAttr[I1],
@@ -275,6 +277,13 @@ SPECS: tuple[ArraySpec, ...] = (
         "%g = tfrt_array.to_device %x {device = \"gpu:0\"} : (tensor<4xf32>) -> tensor<4xf32>",
     ),
     ArraySpec(
+        "device_constant", ("input",), {"device": "str"},
+        "The constant `input` on `device`, copied there by the first call and kept for the\n"
+        "program's life: later calls return that copy (weights cross to a GPU once).\n"
+        "`place-devices` makes it for the `tfrt_array.constant`s of a GPU function.",
+        "%w = tfrt_array.device_constant %c {device = \"gpu:0\"} : (tensor<4xf32>) -> tensor<4xf32>",
+    ),
+    ArraySpec(
         "to_host", ("input",), {},
         "The tensor as a numpy array (waits for the device).",
         "%h = tfrt_array.to_host %g : (tensor<4xf32>) -> tensor<4xf32>",
@@ -341,6 +350,37 @@ ConstantOp = define_op(
     },
     _ConstantBase,
 )
+
+
+
+@runtime_op
+class GraphCallOp(RuntimeOp):
+    """Calls `callee`, a function of device kernels, as a CUDA graph: the first
+    call runs it as it is (kernels compile, constants reach the device), the
+    second captures its launches once into a graph (for each distinct set of
+    scalar operands), and every call from then on copies the operands into the
+    graph's inputs, replays the graph and returns copies of its outputs.  A
+    body that cannot be captured (it reads device values on the host, say)
+    keeps running uncaptured.  `outline-cuda-graphs` makes it.
+
+        %r = tfrt_array.graph_call @f.graph(%x) : (tensor<1x10xf32>) -> tensor<1x10xf32>
+    """
+
+    name = "tfrt_array.graph_call"
+    callee = prop_def(FlatSymbolRefAttrConstr)
+    arguments = var_operand_def()
+    outputs = var_result_def()
+    assembly_format = "$callee `(` $arguments `)` attr-dict `:` functional-type($arguments, $outputs)"
+
+    def verify_(self) -> None:
+        from tfrt.dialects.tfrt import _check_callee
+
+        fn_type = _check_callee(self, "callee").function_type
+        if list(fn_type.inputs.data) != [v.type for v in self.operands]:
+            raise VerifyException("operand types do not match the callee's")
+        if list(fn_type.outputs.data) != [r.type for r in self.results]:
+            raise VerifyException("result types do not match the callee's")
+
 
 TFRT_ARRAY_OPS = ops_of_module(globals(), __name__)
 TFRT_ARRAY = RuntimeDialect("tfrt_array", TFRT_ARRAY_OPS, [])

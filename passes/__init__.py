@@ -105,6 +105,10 @@ PASSES: dict[str, tuple[str, str]] = {
         "tfrt.passes.place_devices:PlaceDevicesPass",
         "Place tensor kernels on a device and insert transfers where placement changes",
     ),
+    "outline-cuda-graphs": (
+        "tfrt.passes.outline_cuda_graphs:OutlineCudaGraphsPass",
+        "Move each GPU entry function's device kernels into a function run as a CUDA graph",
+    ),
     "insert-chains": (
         "tfrt.passes.insert_chains:InsertChainsPass",
         "Thread a !tfrt.chain through side-effecting kernels in program order",

@@ -29,11 +29,15 @@ LOWERING = ("lower-linalg", "lower-tensor", "lower-arith", "lower-math", "lower-
 DEVICES = ("cpu", "gpu")
 
 
-def default_pipeline(device: str = "cpu", opt_level: int = 2) -> str:
-    """The pass pipeline for ``device`` at ``opt_level`` (0: lower only)."""
+def default_pipeline(device: str = "cpu", opt_level: int = 2, cuda_graph: bool = False) -> str:
+    """The pass pipeline for ``device`` at ``opt_level`` (0: lower only);
+    ``cuda_graph`` (GPU only) runs each entry function's device work as a
+    CUDA graph (``outline-cuda-graphs``)."""
     if device.split(":")[0] not in DEVICES:
         raise ValueError(f"unknown device '{device}' (expected one of: {', '.join(DEVICES)})")
-    place = [f"place-devices{{device={device}}}", "insert-chains"]
+    if cuda_graph and not device.startswith("gpu"):
+        raise ValueError(f"CUDA graphs need --device=gpu (the device is '{device}')")
+    place = [f"place-devices{{device={device}}}", *(["outline-cuda-graphs"] if cuda_graph else []), "insert-chains"]
     if opt_level <= 0:
         return ",".join([*LOWERING, *place])
     passes = [
@@ -141,6 +145,7 @@ def compile_module(
     available=None,
     after_pass=None,
     verify_each: bool = False,
+    cuda_graph: bool = False,
 ):
     """Lower and optimize ``module`` in place: ``preprocess`` passes, then
     ``pipeline`` (default: :func:`default_pipeline`); returns the module.
@@ -154,27 +159,27 @@ def compile_module(
     try:
         passes = parse_pass_pipeline(preprocess, available) if preprocess else []
         if pipeline is None and available is None:
-            passes += _default_passes(device, opt_level)
+            passes += _default_passes(device, opt_level, cuda_graph)
         else:
             passes += parse_pass_pipeline(
-                pipeline if pipeline is not None else default_pipeline(device, opt_level), available
+                pipeline if pipeline is not None else default_pipeline(device, opt_level, cuda_graph), available
             )
     except (PipelineError, ValueError) as e:
         raise DiagnosticError(Diagnostic("error", f"invalid pass pipeline: {e}")) from None
     run_passes(module, passes, after_pass=after_pass, verify_each=verify_each)
     check_lowered(module)
-    set_cost_threshold(module)
+    set_cost_threshold(module, gpu=device.startswith("gpu"))
     return module
 
 
 @functools.lru_cache(maxsize=16)
-def _default_passes(device: str, opt_level: int) -> tuple:
+def _default_passes(device: str, opt_level: int, cuda_graph: bool = False) -> tuple:
     """The passes of the default pipeline (built-in passes only, so no
     entry-point scan; frozen pass objects, so they are shared)."""
     from tfrt.passes import builtin_passes
     from tfrt.passes.pipeline import parse_pass_pipeline
 
-    return tuple(parse_pass_pipeline(default_pipeline(device, opt_level), builtin_passes()))
+    return tuple(parse_pass_pipeline(default_pipeline(device, opt_level, cuda_graph), builtin_passes()))
 
 
 # Kernels that do at least about this many element operations (see
@@ -182,17 +187,24 @@ def _default_passes(device: str, opt_level: int) -> tuple:
 # stream of their own, which a threaded work queue runs beside the others;
 # cheaper ones stay in their producer's stream and run inline.
 COST_THRESHOLD = 1 << 20
+GPU_COST_THRESHOLD = (1 << 62) - 1
 
 
-def set_cost_threshold(module) -> None:
+def set_cost_threshold(module, gpu: bool = False) -> None:
     """Give ``module`` the stream analysis's ``tfrt.cost_threshold`` (unless it
-    has one), so that only expensive kernels are split into streams."""
+    has one), so that only expensive kernels are split into streams.
+
+    On a GPU (``gpu``) a kernel costs the host only its launch, and the
+    launches are ordered on one CUDA stream anyway: every kernel stays on
+    its function's root stream and runs inline (a CUDA graph captures the
+    whole function in the calling thread)."""
     from xdsl.dialects.builtin import IntegerAttr, IntegerType
 
     from tfrt.passes.stream_analysis import COST_THRESHOLD_ATTR
 
     if COST_THRESHOLD_ATTR not in module.attributes:
-        module.attributes[COST_THRESHOLD_ATTR] = IntegerAttr(COST_THRESHOLD, IntegerType(64))
+        threshold = GPU_COST_THRESHOLD if gpu else COST_THRESHOLD
+        module.attributes[COST_THRESHOLD_ATTR] = IntegerAttr(threshold, IntegerType(64))
 
 
 def compile_text_to_bef(text: str, filename: str = "-", **kwargs) -> bytes:

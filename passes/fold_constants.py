@@ -35,7 +35,8 @@ from tfrt.passes.lowering import element_name, make_op, replace
 
 # Kernels that are not worth folding (views, shape changes of constants are cheap
 # at run time) or that have effects.
-_SKIP = {"tfrt_array.constant", "tfrt_array.to_device", "tfrt_array.to_host", "tfrt_scalar.print"}
+_SKIP = {"tfrt_array.constant", "tfrt_array.to_device", "tfrt_array.device_constant", "tfrt_array.to_host",
+         "tfrt_array.graph_call", "tfrt_scalar.print"}
 
 
 def _constant_value(op: Operation) -> Any:

@@ -4,8 +4,9 @@
 the CPU, cupy on a GPU), so placement is where the tensors are: with
 ``device=gpu`` each function copies its tensor arguments to the GPU once
 (``tfrt_array.to_device``), and so the tensors made from no tensor operand
-(constants, splats, ``iota``, ``from_elements``) and the tensors a
-``tfrt.call`` of a public function returns; every tensor kernel then runs
+(splats, ``iota``, ``from_elements``) and the tensors a ``tfrt.call`` of a
+public function returns; a constant crosses once, with
+``tfrt_array.device_constant``, which keeps the device copy for later calls; every tensor kernel then runs
 there, and tensors the function returns come back with
 ``tfrt_array.to_host``.  Private functions and the loop bodies of
 ``tfrt.while`` are only called from the module, with device tensors, and
@@ -95,7 +96,9 @@ def _place(fn, device: str, internal: set[str]) -> None:
             for res in inner.results:
                 if not isinstance(res.type, TensorType) or not res.uses:
                     continue
-                move = make_op("tfrt_array.to_device", [res], [res.type], {"device": str_attr(device)}, at=inner)
+                # A constant is the same every call: it crosses once and stays.
+                mover = "tfrt_array.device_constant" if inner.name == "tfrt_array.constant" else "tfrt_array.to_device"
+                move = make_op(mover, [res], [res.type], {"device": str_attr(device)}, at=inner)
                 res.replace_all_uses_with(move.results[0])
                 move.operands[0] = res
                 inner.parent_block().insert_op_after(move, at)
@@ -110,7 +113,10 @@ def _place(fn, device: str, internal: set[str]) -> None:
 
 def _is_tensor_kernel(op) -> bool:
     """A ``tfrt_array`` kernel other than the transfers themselves."""
-    return op.name.startswith("tfrt_array.") and op.name not in ("tfrt_array.to_device", "tfrt_array.to_host")
+    return op.name.startswith("tfrt_array.") and op.name not in TRANSFERS
+
+
+TRANSFERS = frozenset({"tfrt_array.to_device", "tfrt_array.device_constant", "tfrt_array.to_host"})
 
 
 def _makes_host_tensors(op, internal: set[str]) -> bool:

@@ -5,6 +5,7 @@
     tfrt_compile model.mlir -O0 --emit=mlir              # lowered kernel IR, not optimized
     tfrt_compile model.mlir --device=gpu -o model.bef    # kernels placed on the GPU
     tfrt_compile model.onnx --float16 --device=gpu -o model.bef   # the model in f16
+    tfrt_compile model.mlir --device=gpu --cuda-graph -o model.bef   # replayed as a CUDA graph
     tfrt_compile in.mlir --load-pass-plugin my.py --preprocess=lower-mylib -o out.bef
     tfrt_compile in.mlir --pass-pipeline='lower-linalg,lower-arith,lower-func' --emit=mlir
     tfrt_compile model.mlir --mlir-timing -o model.bef   # time per phase and pass (stderr)
@@ -33,6 +34,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", dest="output", default=None, help="output file (default: stdout for --emit=mlir, IN.bef otherwise)")
     p.add_argument("--emit", choices=("bef", "mlir"), default="bef", help="write BEF (default) or the compiled MLIR")
     p.add_argument("--device", default="cpu", help="where tensor kernels run: cpu (default) or gpu")
+    p.add_argument("--cuda-graph", action="store_true", dest="cuda_graph",
+                   help="with --device=gpu: run each entry function's device kernels as a CUDA graph, "
+                        "captured by the second call and replayed after")
     p.add_argument("--float16", action="store_true",
                    help="an .onnx input computes in f16 what it computes in f32 (tfrt_import_onnx --float16)")  # fmt: skip
     for level in (0, 1, 2):
@@ -85,9 +89,12 @@ def _compile(args: argparse.Namespace, sources: Any) -> int:
 
     if args.device.split(":")[0] not in DEVICES:
         raise DiagnosticError(Diagnostic("error", f"unknown device '{args.device}' (expected one of: {', '.join(DEVICES)})"))
+    if args.cuda_graph and not args.device.startswith("gpu"):
+        raise DiagnosticError(Diagnostic("error", f"--cuda-graph needs --device=gpu (the device is '{args.device}')"))
     pipeline = args.pass_pipeline
     if args.print_pipeline:
-        print(",".join(x for x in (args.preprocess, pipeline or default_pipeline(args.device, args.opt_level)) if x))
+        default = default_pipeline(args.device, args.opt_level, args.cuda_graph)
+        print(",".join(x for x in (args.preprocess, pipeline or default) if x))
         return 0
     available = dict(all_passes())
     if args.plugins:
@@ -141,6 +148,7 @@ def _compile(args: argparse.Namespace, sources: Any) -> int:
             available=available,
             after_pass=dump if (args.mlir_print_ir_after_all or timing is not None) else None,
             verify_each=args.verify_each,
+            cuda_graph=args.cuda_graph,
         )
         lap("Verifier")
     if args.emit == "mlir":

@@ -519,7 +519,7 @@ KERNEL_MODULES_BY_DIALECT: dict[str, tuple[str, ...]] = {
     "tfrt_test": (_K + "test_kernels", _K + "corert", _K + "tfrt_test_tensor", _K + "tfrt_test_image"),
     "tfrt_tutorial": (_K + "test_kernels",),
     "vt": (_K + "test_kernels",),
-    "tfrt_array": (_K + "tfrt_array",),
+    "tfrt_array": (_K + "tfrt_array", _K + "tfrt_array_gpu"),
     "tfrt_scalar": (_K + "tfrt_scalar",),
     "tfrt_dht": (_K + "tfrt_dht",),
     "tfrt_sht": (_K + "tfrt_dht",),

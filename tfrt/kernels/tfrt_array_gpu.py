@@ -1,0 +1,198 @@
+"""The `tfrt_array` kernels that exist for a GPU: device constants and CUDA graphs.
+
+``tfrt_array.device_constant`` copies a BEF constant to the device on the
+first call and keeps the copy for the program's life, so weights cross the
+bus once instead of on every call.
+
+``tfrt_array.graph_call @f(...)`` runs ``@f``, a function of device kernels,
+as a CUDA graph (CuPy's stream capture).  Python launches each kernel of a
+plain call one by one, and at batch 1 that launch time, not the GPU, is
+what a model costs; a graph launches the whole function at once:
+
+1. The first call runs ``@f`` as it is: element-wise kernels are compiled,
+   constants reach the device, cuBLAS picks its algorithms.
+2. The second captures it: on a capturing stream, the kernels' launches are
+   recorded instead of run, over input buffers made for the graph; every
+   device allocation made meanwhile is kept for the graph's life, so the
+   recorded addresses stay the graph's own.
+3. Each call then copies its operands into the graph's input buffers,
+   launches the graph on the current stream and returns copies of the
+   graph's outputs (a later replay overwrites them), all under one lock per
+   graph, so concurrent calls see their own results.
+
+A launch is recorded with its scalar operands baked in, so one graph is
+captured per distinct set of scalar operands (up to ``MAX_GRAPHS``; beyond
+that, calls run uncaptured).  A body that cannot be captured, because a
+kernel waits on the device (a device value read on the host, a loop whose
+condition lives on the device), or it returns host values, is run as it is
+from then on; :func:`graph_status` says why.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from tfrt.async_value import AsyncValue
+from tfrt.kernels.registry import AsyncKernelFrame, kernel
+from tfrt.kernels.tfrt_array import to_device
+
+# Calls of a function run as they are before the graph is captured.
+WARMUP_CALLS = 1
+# Graphs kept per function (one per distinct set of scalar operands).
+MAX_GRAPHS = 8
+
+
+@kernel("tfrt_array.device_constant", attrs=("str",), bind=True)
+def device_constant(device):
+    """The constant operand on ``device``: copied by the first call, then kept."""
+    held: list = []
+    lock = threading.Lock()
+
+    def run(x):
+        if held:
+            return held[0]
+        value = to_device(device, x)
+        with lock:
+            if not held:
+                held.append(value)
+        return held[0]
+
+    return run
+
+
+def _on_device(x: Any) -> bool:
+    return type(x) is not np.ndarray and hasattr(x, "__cuda_array_interface__")
+
+
+class NotCapturable(Exception):
+    """The function cannot run as a CUDA graph (the message says why)."""
+
+
+class _Graph:
+    """One captured graph: its input and output buffers and what it keeps alive."""
+
+    __slots__ = ("graph", "inputs", "outputs", "keep", "lock")
+
+    def __init__(self, graph: Any, inputs: list, outputs: list, keep: list) -> None:
+        self.graph = graph
+        self.inputs = inputs
+        self.outputs = outputs
+        self.keep = keep
+        self.lock = threading.Lock()
+
+    def replay(self, cp: Any, values: list) -> list[AsyncValue]:
+        with self.lock:
+            for buffer, value in zip(self.inputs, values):
+                if buffer is not None:
+                    cp.copyto(buffer, value)
+            self.graph.launch()
+            # Copies, enqueued before the lock is released: the next replay
+            # overwrites the outputs only after these have read them.
+            return [AsyncValue.make_available(out.copy()) for out in self.outputs]
+
+
+class _GraphState:
+    """Per function: warm-up count, the captured graphs, or why there are none."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.graphs: dict[tuple, _Graph] = {}
+        self.not_capturable: str | None = None
+        self.lock = threading.Lock()
+
+
+def _key(values: list) -> tuple:
+    """Arrays by shape and dtype (their contents are copied in); scalars by value."""
+    key = []
+    for v in values:
+        if _on_device(v) or isinstance(v, np.ndarray):
+            key.append(("a", v.shape, str(v.dtype)))
+        else:
+            key.append(("s", type(v).__name__, repr(v)))
+    return tuple(key)
+
+
+def _capture(cp: Any, exec_ctx: Any, fn: Any, values: list) -> _Graph:
+    """Record ``fn`` over fresh input buffers (see the module docstring)."""
+    inputs = [cp.empty_like(v) if _on_device(v) else None for v in values]
+    args = [AsyncValue.make_available(b if b is not None else v) for b, v in zip(inputs, values)]
+    keep: list = []
+    pool = cp.get_default_memory_pool()
+
+    def allocate(size: int) -> Any:
+        memory = pool.malloc(size)
+        keep.append(memory)  # never back to the pool while the graph lives
+        return memory
+
+    stream = cp.cuda.Stream(non_blocking=True)
+    results: list[AsyncValue] = []
+    failure: str | None = None
+    with cp.cuda.using_allocator(allocate), stream:
+        stream.begin_capture()
+        try:
+            results = fn.execute(exec_ctx, args)
+        except Exception as exc:  # noqa: BLE001 - reported as the reason
+            failure = f"{type(exc).__name__}: {exc}"
+        finally:
+            try:
+                graph = stream.end_capture()
+            except Exception as exc:  # noqa: BLE001 - the capture was invalidated
+                failure = failure or f"the capture failed: {exc}"
+    if failure is None:
+        for i, r in enumerate(results):
+            if not r.available:
+                failure = f"result {i} was not ready when the body returned (work left on a queue)"
+            elif r.is_error:
+                failure = f"result {i}: {r.error}"
+            elif not _on_device(r.value):
+                failure = f"result {i} is a host value ({type(r.value).__name__}), not a device array"
+            if failure:
+                break
+    if failure is not None:
+        raise NotCapturable(failure)
+    outputs = [r.value for r in results]
+    return _Graph(graph, inputs, outputs, keep + [stream])
+
+
+@kernel("tfrt_array.graph_call", kind="async")
+def graph_call(frame: AsyncKernelFrame):
+    """Call ``frame.funcs[0]`` through a CUDA graph (see the module docstring)."""
+    fn = frame.funcs[0]
+    state = getattr(fn, "_graph_state", None)
+    if state is None:
+        state = fn._graph_state = _GraphState()
+    args = frame.args
+    values = [a.value for a in args]
+    if state.not_capturable is not None or not any(_on_device(v) for v in values):
+        return fn.execute(frame.exec_ctx, args)
+    import cupy as cp
+
+    key = _key(values)
+    graph = state.graphs.get(key)
+    if graph is None:
+        with state.lock:
+            graph = state.graphs.get(key)
+            if graph is None:
+                if state.calls < WARMUP_CALLS or len(state.graphs) >= MAX_GRAPHS or state.not_capturable:
+                    state.calls += 1
+                    graph = None
+                else:
+                    try:
+                        graph = state.graphs[key] = _capture(cp, frame.exec_ctx, fn, values)
+                    except NotCapturable as exc:
+                        state.not_capturable = str(exc)
+        if graph is None:
+            return fn.execute(frame.exec_ctx, args)
+    return graph.replay(cp, values)
+
+
+def graph_status(fn: Any) -> dict[str, Any]:
+    """How a function called through ``graph_call`` runs: ``calls`` made before
+    capture, ``graphs`` captured, ``not_capturable`` (the reason, or None)."""
+    state = getattr(fn, "_graph_state", None)
+    if state is None:
+        return {"calls": 0, "graphs": 0, "not_capturable": None}
+    return {"calls": state.calls, "graphs": len(state.graphs), "not_capturable": state.not_capturable}
