@@ -135,6 +135,8 @@ def _parse(expr: str, n_operands: int) -> _Node:
 
 
 def _convert(t: ast.AST, expr: str, n: int) -> _Node:
+    if isinstance(t, ast.Name) and t.id in ("inf", "nan"):
+        return _Node("lit", [], value=float(t.id))
     if isinstance(t, ast.Name):
         name = t.id
         if name[:1] == "a" and name[1:].isdigit():
@@ -149,8 +151,6 @@ def _convert(t: ast.AST, expr: str, n: int) -> _Node:
         return _Node("lit", [], value=t.value)
     if isinstance(t, ast.Call) and isinstance(t.func, ast.Name) and t.func.id == "inf" and not t.args:
         return _Node("lit", [], value=math.inf)
-    if isinstance(t, ast.Name) and t.id in ("inf", "nan"):
-        return _Node("lit", [], value=float(t.id))
     if isinstance(t, ast.UnaryOp) and isinstance(t.op, (ast.USub, ast.UAdd)):
         inner = _convert(t.operand, expr, n)
         if isinstance(t.op, ast.UAdd):
