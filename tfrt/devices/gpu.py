@@ -5,16 +5,21 @@ asked), so the host runtime never imports it.  Work is launched on one
 non-blocking CUDA stream per device; cupy kernel launches return at once, so
 an op costs the host only its launch.  After each launch a CUDA event is
 recorded and handed to a *completion thread*, which waits for the events in
-order (cupy releases the GIL while waiting) and completes our ``Event``s; an
-AsyncValue made from such an event resolves on that thread, never blocking the
-executor's threads.
+order (cupy releases the GIL while waiting; the events are created with
+``block=True``, so the thread sleeps in ``cudaEventSynchronize`` instead of
+spinning a core) and completes our ``Event``s; an AsyncValue made from such an
+event resolves on that thread, never blocking the executor's threads.  CUDA
+events belong to the device current when they are created: each is created
+inside its stream's ``cupy.cuda.Device`` context.
 
 Device memory comes from ``cudaMalloc`` through the device's caching
 allocator (cupy's own pool is bypassed for results, so the allocator's
 statistics are the device's): a cupy array is built over a cached block with
 ``UnownedMemory`` whose owner returns the block when the last array view dies.
 Blocks are tagged with the stream, so reuse is stream-ordered and safe even
-while earlier kernels that used the block are still queued.
+while earlier kernels that used the block are still queued.  The cupy calls
+inside ops still allocate their temporaries from cupy's default pool: when
+``cudaMalloc`` fails, that pool's unused blocks are freed before retrying.
 
 Device-to-host copies go through pinned staging memory with an asynchronous
 copy; the completion thread moves the bytes into the result DenseHostTensor.
@@ -107,8 +112,13 @@ class GpuStream(Stream):
         except Exception as exc:
             return Event.completed(base._error_of(exc))
         ev = Event(self)
-        cuda_event = cp.cuda.Event(disable_timing=True)
-        cuda_event.record(self.cuda_stream)
+        try:
+            with cp.cuda.Device(device.index):
+                # block=True: the completion thread sleeps until the GPU is done.
+                cuda_event = cp.cuda.Event(block=True, disable_timing=True)
+                cuda_event.record(self.cuda_stream)
+        except Exception as exc:
+            return Event.completed(base._error_of(exc))
         device._completer.watch(cuda_event, ev, then)
         return ev
 
@@ -118,9 +128,13 @@ class GpuStream(Stream):
         source = event.source
         if isinstance(source, GpuStream):
             cp = self.device.xp
-            marker = cp.cuda.Event(disable_timing=True)
-            marker.record(source.cuda_stream)
-            self.cuda_stream.wait_event(marker)
+            # The marker belongs to the source stream's device (a stream may
+            # wait on another device's event).
+            with cp.cuda.Device(source.device.index):
+                marker = cp.cuda.Event(disable_timing=True)
+                marker.record(source.cuda_stream)
+            with cp.cuda.Device(self.device.index):
+                self.cuda_stream.wait_event(marker)
             return
         event.wait()  # a foreign event: nothing to order on the GPU by
 
@@ -172,6 +186,18 @@ class GpuDevice(ArrayDevice):
 
     # -- memory ------------------------------------------------------------
     def _raw_alloc(self, size: int) -> Any:
+        try:
+            return self._cuda_malloc(size)
+        except MemoryError:
+            pass
+        # The blocks cupy's own pool caches (the temporaries of the cupy calls
+        # in ops) are device memory too: free those, then try once more.
+        cp = self.xp
+        with cp.cuda.Device(self.index):
+            cp.get_default_memory_pool().free_all_blocks()
+        return self._cuda_malloc(size)
+
+    def _cuda_malloc(self, size: int) -> Any:
         cp = self.xp
         oom = (cp.cuda.memory.OutOfMemoryError,)
         runtime_error = getattr(cp.cuda.runtime, "CUDARuntimeError", None)
