@@ -112,10 +112,14 @@ class _Gen:
             return "true" if v else "false"
         if dt.kind == "f":
             f = float(v)
+            # NVRTC has no <math.h>: no NAN or INFINITY.  CuPy prepends
+            # cupy/math_constants.h to every kernel, whose names CuPy's own
+            # generated code uses for these (cupy/_core/_scalar.pyx).
+            double = c == "double"
             if f != f:
-                return f"(({c})NAN)"
+                return f"(({c}){'CUDART_NAN' if double else 'CUDART_NAN_F'})"
             if f in (float("inf"), float("-inf")):
-                return f"(({c}){'-' if f < 0 else ''}INFINITY)"
+                return f"(({c}){'-' if f < 0 else ''}{'CUDART_INF' if double else 'CUDART_INF_F'})"
             return f"(({c}){f!r})"
         i = int(v)
         if dt.itemsize == 8 and i == -(1 << 63):
@@ -246,11 +250,22 @@ def compile_cupy(expr: str, operand_types: tuple[str, ...], cupy: Any) -> Any:
                                         preamble=preamble)  # fmt: skip
         _KERNELS[key] = kernel
 
+    ndarray = cupy.ndarray
+    may_share_memory = cupy.may_share_memory
+
     def run(out: Any, *args: Any) -> Any:
+        # An ElementwiseKernel copies nothing (CuPy's ufuncs copy an input
+        # that overlaps the output; ElementwiseKernel.__call__ does not): an
+        # operand that shares out's memory through another view would be
+        # read after other threads wrote it.  Such an operand is copied.
+        for k, a in enumerate(args):
+            if a is not out and isinstance(a, ndarray) and may_share_memory(a, out):
+                args = args[:k] + (a.copy(),) + args[k + 1 :]
         kernel(*args, out)
         return out
 
     # Each thread reads its operands' elements before writing its own element
-    # of out: an operand of out's shape may be out itself.
+    # of out, and an operand overlapping out otherwise is copied first: out
+    # may be an operand.
     run.inplace_safe = True  # type: ignore[attr-defined]
     return run

@@ -7,11 +7,17 @@ lists as read-only int64 arrays).  Results are fresh arrays or read-only
 views (``transpose``, ``reshape``, ``broadcast``, ``extract_slice``,
 ``constant``); nothing writes into an operand unless the op's ``inplace``
 attribute names it, which only ``reuse-buffers`` sets, for an operand whose
-last use the op is and whose buffer the program owns.
+last use the op is and whose buffer the program owns.  CuPy arrays are never
+read-only: on a GPU a kernel writes only into an array that owns its memory
+and is not the device copy of a constant (:func:`_owned`).
+
+The CuPy names used here are listed, with their signatures, in
+``tfrt.kernels.cupy_names``.
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -62,10 +68,38 @@ def _compiled(expr: str, types: str, xp: Any, inplace: int) -> Any:
     return fn
 
 
+# Device arrays kernels must not write into: copies of read-only host arrays
+# (BEF constants), by id, each with a weak reference that removes it.
+_READ_ONLY: dict[int, Any] = {}
+
+
+def _mark_read_only(x: Any) -> None:
+    key = id(x)
+    _READ_ONLY[key] = weakref.ref(x, lambda _, key=key: _READ_ONLY.pop(key, None))
+
+
+def _owned(x: Any) -> bool:
+    """Whether a kernel may write into ``x``.
+
+    A numpy array: when it is writeable (not a BEF constant, a broadcast or a
+    window view).  CuPy has no read-only arrays (its ``flags`` are
+    ``c_contiguous``, ``f_contiguous``, ``owndata``): a device array when it
+    owns its memory (a view's memory is another value's) and is not the
+    device copy of a read-only host array."""
+    if type(x) is np.ndarray:
+        return x.flags.writeable
+    if not hasattr(x, "__cuda_array_interface__"):
+        return False
+    if not x.flags.owndata:
+        return False
+    ref = _READ_ONLY.get(id(x))
+    return ref is None or ref() is not x
+
+
 def _writable(x: Any, shape: Any, dtype: Any) -> bool:
     return (
         getattr(x, "flags", None) is not None
-        and x.flags.writeable
+        and _owned(x)
         and x.flags.c_contiguous
         and x.dtype == dtype
         and x.shape == tuple(shape)
@@ -127,7 +161,7 @@ def _epilogue(product, epilogue, types, extras, xp):
     if not epilogue:
         return product
     fn = _compiled(epilogue, types, xp, 0)
-    if fn.inplace_safe and product.dtype == fn.out_dtype and product.flags.writeable:
+    if fn.inplace_safe and product.dtype == fn.out_dtype and _owned(product):
         return fn(product, product, *extras)
     return fn(xp.empty(product.shape, fn.out_dtype), product, *extras)
 
@@ -189,15 +223,17 @@ def _matmul_any(epilogue, shape, transpose_a, transpose_b, types, a, b, extras):
 
 
 def _windows(x, xp, kh, kw, strides, dilations, oh, ow):
-    """(N, OH, OW, KH, KW, C) strided view of NHWC ``x`` (already padded)."""
+    """(N, OH, OW, KH, KW, C) strided view of NHWC ``x`` (already padded).
+
+    Read-only on the host; CuPy's ``as_strided`` takes no ``writeable`` (its
+    views are all writable): the device window is only read."""
     n, _, _, c = x.shape
     sn, sh, sw, sc = x.strides
-    return xp.lib.stride_tricks.as_strided(
-        x,
-        shape=(n, oh, ow, kh, kw, c),
-        strides=(sn, sh * strides[0], sw * strides[1], sh * dilations[0], sw * dilations[1], sc),
-        writeable=False,
-    )
+    shape = (n, oh, ow, kh, kw, c)
+    strides = (sn, sh * strides[0], sw * strides[1], sh * dilations[0], sw * dilations[1], sc)
+    if xp is np:
+        return np.lib.stride_tricks.as_strided(x, shape=shape, strides=strides, writeable=False)
+    return xp.lib.stride_tricks.as_strided(x, shape=shape, strides=strides)
 
 
 def _pad_nhwc(x, padding, xp, value=0):
@@ -310,8 +346,11 @@ def _conv2d_any(dilations, epilogue, groups, padding, shape, strides, types, x, 
     x = _pad_nhwc(x, padding, xp)
     cols = _windows(x, xp, kh, kw, strides, dilations, oh, ow)
     if groups == 1:
-        prod = xp.matmul(cols.reshape(n * oh * ow, kh * kw * cg), w.reshape(kh * kw * cg, f))
-        prod = prod.reshape(n, oh, ow, f)
+        # Into an array of the result's shape: on a GPU the result then owns
+        # its memory, and the epilogue (and later kernels) may write into it.
+        prod = xp.empty((n, oh, ow, f), np.result_type(x.dtype, w.dtype))
+        xp.matmul(cols.reshape(n * oh * ow, kh * kw * cg), w.reshape(kh * kw * cg, f),
+                  out=prod.reshape(n * oh * ow, f))  # fmt: skip
     else:
         fg = f // groups
         cols = cols.reshape(n, oh, ow, kh, kw, groups, cg)
@@ -394,6 +433,39 @@ _REDUCERS = {
     "xor": lambda xp, x, ax, kd: xp.bitwise_xor.reduce(x, axis=ax, keepdims=kd),
 }
 
+# CuPy's ufunc.reduce exists for add and multiply only: on a GPU these kinds
+# are a cupy.ReductionKernel each.  kind -> (REDUCE(a, b), identity).
+_DEVICE_REDUCTIONS = {
+    # CUDA's fmax/fmin return the operand that is not NaN; NaN is their identity.
+    "maxnum": ("fmax(a, b)", None),
+    "minnum": ("fmin(a, b)", None),
+    "and": ("a & b", "~0"),
+    "or": ("a | b", "0"),
+    "xor": ("a ^ b", "0"),
+}
+
+
+def _device_reduce(kind, xp, x, ax, kd):
+    dt = np.dtype(x.dtype)
+    if kind in ("maxnum", "minnum") and dt.kind != "f":
+        return (xp.max if kind == "maxnum" else xp.min)(x, axis=ax, keepdims=kd)  # no NaN to skip
+    if kind in ("and", "or", "xor") and dt.kind not in "biu":
+        raise KernelError(f"tfrt_array.reduce: '{kind}' of a {dt} tensor (integers and i1 only)")
+    key = ("reduce", kind, dt.str, xp)
+    fn = _COMPILED.get(key)
+    if fn is None:
+        expr, identity = _DEVICE_REDUCTIONS[kind]
+        param = "float16" if dt == np.float16 else dt.name
+        post = "y = (float16)(a)" if dt == np.float16 else "y = a"
+        reduce_type = None
+        if dt.kind == "f":
+            reduce_type = "double" if dt == np.float64 else "float"
+            identity = "CUDART_NAN" if dt == np.float64 else "CUDART_NAN_F"
+        fn = xp.ReductionKernel(f"{param} x", f"{param} y", "x", expr, post, identity,
+                                f"tfrt_reduce_{kind}_{dt.name}", reduce_type=reduce_type)  # fmt: skip
+        _COMPILED[key] = fn
+    return fn(x, axis=ax, keepdims=kd)
+
 
 @kernel("tfrt_array.reduce", attrs=(_I64S, "i1", "str"))
 def reduce(axes, keepdims, kind, x):
@@ -403,8 +475,10 @@ def reduce(axes, keepdims, kind, x):
         raise KernelError(f"tfrt_array.reduce: unknown kind '{kind}' (expected one of: {', '.join(_REDUCERS)})")
     xp = _xp(x)
     ax = tuple(int(a) for a in axes)
-    if x.size == 0 and kind in ("max", "min"):
+    if x.size == 0 and kind in ("max", "min", "maxnum", "minnum"):
         raise KernelError(f"tfrt_array.reduce: '{kind}' of an empty tensor")
+    if xp is not np and kind in _DEVICE_REDUCTIONS:
+        return _tensor(_device_reduce(kind, xp, x, ax, bool(keepdims)), xp)
     return _tensor(fn(xp, x, ax, bool(keepdims)), xp)
 
 
@@ -501,8 +575,18 @@ def from_elements(dtype, shape, *elements):
 
 @kernel("tfrt_array.gather", attrs=("i64",))
 def gather(axis, x, indices):
+    xp = _xp(x)
+    if xp is not np:
+        # CuPy's take wraps an index that is out of range (it has no mode):
+        # the indices are checked first, which waits for the device.
+        size = x.shape[int(axis) % x.ndim] if x.ndim else 1
+        ixp = _xp(indices)
+        bad = (indices < -size) | (indices >= size)
+        if bool(ixp.any(bad)):
+            first = int(indices[bad].reshape(-1)[0])
+            raise KernelError(f"tfrt_array.gather: index {first} is out of bounds for axis {axis} with size {size}")
     try:
-        return _xp(x).take(x, indices, axis=axis)
+        return xp.take(x, indices, axis=axis)
     except IndexError as exc:
         raise KernelError(f"tfrt_array.gather: {exc}") from None
 
@@ -523,8 +607,15 @@ def to_device(device, x):
         import cupy
     except ImportError:
         raise KernelError(f"tfrt_array.to_device: device '{device}' needs cupy (pip install 'tfrt-py[gpu]')") from None
-    with cupy.cuda.Device(int(index or 0)):
-        return cupy.asarray(x)
+    ordinal = int(index or 0)
+    with cupy.cuda.Device(ordinal):
+        if isinstance(x, cupy.ndarray):
+            # cupy.asarray returns an array of another GPU as it is; copy() copies it here.
+            return x if x.device.id == ordinal else x.copy()
+        out = cupy.asarray(x)
+    if isinstance(x, np.ndarray) and not x.flags.writeable:
+        _mark_read_only(out)  # a constant stays one on the device
+    return out
 
 
 @kernel("tfrt_array.to_host")
