@@ -3,11 +3,11 @@
 Installed as ``cupy`` (``sys.modules``), it lets the ``tfrt_array`` kernels'
 device code run on machines without CUDA, and refuses what CuPy refuses:
 
-* It has the CuPy names of ``tfrt.kernels.cupy_names`` and no others, and
-  binds every call to the signature recorded there: a name or keyword CuPy
-  lacks (``xp.fmax``... exists, but ``as_strided(..., writeable=False)`` or
-  ``flags.writeable`` do not) fails here as on a GPU.
-  tests/compiler/test_cupy_fidelity.py checks those signatures against CuPy.
+* It has the CuPy names the kernels use (``tfrt.kernels.cupy_names``) and
+  no others, and binds every call to the signature recorded there: a
+  keyword or attribute CuPy lacks (``as_strided(..., writeable=False)``,
+  ``flags.writeable``) fails here as on a GPU, and so does a name the list
+  lacks.  tests/compiler/test_cupy_fidelity.py checks the list against CuPy.
 * ``ndarray`` is *not* a numpy array (as cupy's is not): it holds host memory,
   exposes ``__cuda_array_interface__`` (which is how the kernels tell device
   arrays apart) and refuses implicit conversion to numpy (``__array__``
@@ -28,9 +28,11 @@ device code run on machines without CUDA, and refuses what CuPy refuses:
   ``cupy/math_constants.h`` (``CUDART_INF_F``, ``CUDART_NAN_F``,
   ``CUDART_INF``, ``CUDART_NAN``), and ``cupy/float16.cuh`` for float16
   parameters.  ``NAN``, ``INFINITY`` or ``#include <cmath>`` do not compile,
-  as on NVRTC.  An input that overlaps the output through another view (not
-  the output itself) is refused: CuPy does not copy it, and the result would
-  depend on thread order.
+  as on NVRTC (an H200 with CuPy 14.2 gave: ``identifier "INFINITY" is
+  undefined``, ``cannot open source file "cmath"``; ``M_PI`` and the
+  ``CUDART_*`` names compiled).  An input that overlaps the output through
+  another view (not the output itself) is refused: CuPy does not copy it,
+  and the result would depend on thread order.
 
 Every device operation (module functions, ufuncs, ndarray methods and
 operators, ``__getitem__``/``__setitem__``, transfers, kernel launches)
@@ -725,21 +727,23 @@ def _numpy_function(name, fn=None, host_ok=False):
     return call
 
 
-def _asarray_impl(a, dtype=None, order=None, *, copy=None, blocking=False):
-    if type(a) is np.ndarray or not hasattr(a, "__cuda_array_interface__"):
-        transfers["to_device"] += 1
-        return np.array(a, dtype=dtype, copy=True)
-    return np.asarray(a, dtype=dtype) if copy is not True else np.array(a, dtype=dtype, copy=True)
+def _to_device(a, dtype=None):
+    transfers["to_device"] += 1
+    return np.array(a, dtype=dtype, copy=True)
 
 
 def asarray(a, dtype=None, order=None, *, copy=None, blocking=False):
-    return _device_call("asarray", _asarray_impl, (a,), {"dtype": dtype, "copy": copy}, host_ok=True)
+    if type(a) is ndarray:  # already on the device: itself, or a copy where asked
+        if copy is not True and (dtype is None or np.dtype(dtype) == a.dtype):
+            return a
+        return _device_call("asarray", lambda x: np.array(x, dtype=dtype, copy=True), (a,), {})
+    return _device_call("asarray", _to_device, (a,), {"dtype": dtype}, host_ok=True)
 
 
 def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocking=False):
     if type(obj) is ndarray:
         return _device_call("array", lambda a: np.array(a, dtype=dtype, copy=copy, ndmin=ndmin), (obj,), {})
-    return _device_call("array", _asarray_impl, (obj,), {"dtype": dtype, "copy": True}, host_ok=True)
+    return _device_call("array", _to_device, (obj,), {"dtype": dtype}, host_ok=True)
 
 
 def asnumpy(a, stream=None, order="C", out=None, *, blocking=True):
