@@ -26,10 +26,13 @@ as a CUDA graph and replays it on later calls
       tfrt.return %y : tensor<4xf32>
     }
 
-A function is left as it is when its device work hands a scalar back to the
-host part (a graph's outputs are device arrays), when it (or a function it
-calls) has an effect a replay would not repeat (a print, a chain), or when
-it takes no tensor argument.
+Host work that needs no device value (scalar arithmetic, tensors made from
+scalars and their transfers to the device) stays in the entry function and
+runs each call; its results are the graph's operands, since a graph cannot
+replay a host-to-device copy.  A function is left as it is when its device
+work hands a scalar back to the host part (a graph's outputs are device
+arrays), when it (or a function it calls) has an effect a replay would not
+repeat (a print, a chain), or when it takes no tensor argument.
 """
 
 from __future__ import annotations
@@ -93,6 +96,33 @@ def _replayable(fn, functions: dict, pure: dict[str, bool]) -> bool:
     return ok
 
 
+_CONSTANTS = ("tfrt_array.constant", "tfrt_scalar.constant.")
+
+
+def _device_part(head: list, rest: list) -> list:
+    """The ops of ``rest`` a graph holds: those that use a device value (an
+    argument's transfer, or another such op's result), the device constants,
+    and constants only they use.  The others (host work: scalar arithmetic,
+    tensors made from scalars and their transfers) stay outside and run each
+    call, their results becoming the graph's operands: a graph cannot replay
+    a host-to-device copy."""
+    device = {r for o in head for r in o.results}
+    inside: list = []
+    chosen: set[int] = set()
+    for o in rest:
+        operands = [v for n in walk(o) for v in n.operands]
+        if o.name == "tfrt_array.device_constant" or any(v in device for v in operands):
+            inside.append(o)
+            chosen.add(id(o))
+            device.update(o.results)
+    for o in reversed(rest):
+        if id(o) not in chosen and not o.operands and o.name.startswith(_CONSTANTS) and all(
+            id(u.operation) in chosen for r in o.results for u in r.uses
+        ) and any(r.uses for r in o.results):
+            chosen.add(id(o))
+    return [o for o in rest if id(o) in chosen]
+
+
 def _outline(module: ModuleOp, fn) -> None:
     block = fn.body.blocks[0]
     ops = list(block.ops)
@@ -104,7 +134,8 @@ def _outline(module: ModuleOp, fn) -> None:
     tail = [o for o in ops if o.name == "tfrt_array.to_host" and o.results[0].uses
             and all(u.operation is ret for u in o.results[0].uses)]  # fmt: skip
     outside = {id(o) for o in (*head, *tail, ret)}
-    body = [o for o in ops if id(o) not in outside]
+    rest = [o for o in ops if id(o) not in outside]
+    body = _device_part(head, rest)
     if not head or not body:
         return
     inside = {id(o) for o in body}
@@ -140,8 +171,9 @@ def _outline(module: ModuleOp, fn) -> None:
     call = make_op("tfrt_array.graph_call", list(inputs), [v.type for v in outputs],
                    {"callee": SymbolRefAttr(name)}, at=fn)  # fmt: skip
     # After the body's place: every input is defined above it (an argument's
-    # transfer or a block argument), every use of an output below it.
-    block.insert_op_before(call, next(o for o in ops if id(o) in outside and ops.index(o) > ops.index(body[-1])))
+    # transfer, a host op, a block argument), every use of an output below it.
+    last = max(ops.index(o) for o in rest)
+    block.insert_op_before(call, next(o for o in ops[last + 1 :] if id(o) in outside))
     for o in body:
         o.detach()
         new_block.add_op(o)

@@ -52,6 +52,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import types
 from collections import Counter
 
@@ -61,6 +62,7 @@ from tfrt.kernels.cupy_names import NAMES, OPERATORS, UFUNCS, bind, signature
 
 launches: Counter = Counter()
 transfers: Counter = Counter()
+graphs: Counter = Counter()  # "captured", "launched"
 
 HAVE_CXX = shutil.which("g++") is not None
 
@@ -99,9 +101,145 @@ def _device_call(name, fn, args, kwargs, host_ok=False):
     array itself (``ascontiguousarray`` of a contiguous array, ...)."""
     mine = {id(x._a): x for x in (*args, *kwargs.values()) if type(x) is ndarray}
     result = fn(*_unwrap(args, host_ok), **{k: _unwrap(v, host_ok) for k, v in kwargs.items()})
-    if type(result) is np.ndarray and id(result) in mine:
-        return mine[id(result)]
-    return _wrap(result)
+    wrapped = mine[id(result)] if type(result) is np.ndarray and id(result) in mine else _wrap(result)
+    capture = _capturing()
+    if capture is not None:
+        capture.steps.append((fn, args, kwargs, host_ok, wrapped))
+    return wrapped
+
+
+# ---------------------------------------------------------------------------
+# Stream capture: while a stream of this thread captures, each device
+# operation is recorded (it also runs, on whatever the buffers hold, so that
+# its result exists); a graph launch runs the recorded operations again over
+# the same arrays, writing each result into the array the capture returned,
+# as a CUDA graph replays its kernels over the same addresses.  What a
+# capturing stream refuses (waiting on the device: a device-to-host copy, a
+# device value read on the host; a host-to-device copy, whose pageable
+# source CuPy stages in a pinned buffer the graph would read stale) raises,
+# and invalidates the capture, as CUDA does.
+
+_thread = threading.local()
+
+
+class _Capture:
+    __slots__ = ("stream", "steps", "invalid")
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.steps: list = []
+        self.invalid: str | None = None
+
+
+def _capturing():
+    capture = getattr(_thread, "capture", None)
+    if capture is None or _current_stream() is not capture.stream:
+        return None
+    return capture
+
+
+def _refuse_in_capture(what: str) -> None:
+    capture = _capturing()
+    if capture is not None:
+        capture.invalid = capture.invalid or what
+        raise RuntimeError(f"cudaErrorStreamCaptureUnsupported: operation not permitted when stream is capturing "
+                           f"({what})")  # fmt: skip
+
+
+def _current_stream():
+    stack = getattr(_thread, "streams", None)
+    return stack[-1] if stack else None
+
+
+def _replay(step) -> None:
+    fn, args, kwargs, host_ok, result = step
+    again = fn(*_unwrap(args, host_ok), **{k: _unwrap(v, host_ok) for k, v in kwargs.items()})
+    if type(result) is not ndarray or again is None or type(again) is _Host:
+        return  # the operation wrote where it writes (an out= array, a kernel's output)
+    again = np.asarray(again)
+    if again is result._a or np.may_share_memory(again, result._a):
+        return  # a view: the same memory, already holding the new values
+    result._a[...] = again
+
+
+class Stream:
+    """cupy.cuda.Stream: a context making it this thread's current stream, and capture."""
+
+    def __init__(self, null=False, non_blocking=False, ptds=False, priority=None):
+        self.null = null
+        self.non_blocking = non_blocking
+
+    def __enter__(self):
+        _thread.__dict__.setdefault("streams", []).append(self)
+        return self
+
+    def __exit__(self, *args):
+        _thread.streams.pop()
+        return False
+
+    def begin_capture(self, mode=None):
+        if self.null:
+            raise RuntimeError("cannot capture on the default (legacy) stream")
+        if getattr(_thread, "capture", None) is not None:
+            raise RuntimeError("cudaErrorIllegalState: this thread's stream is capturing already")
+        if _current_stream() is not self:
+            raise RuntimeError("the stand-in captures the current stream only (use `with stream:`)")
+        _thread.capture = _Capture(self)
+
+    def end_capture(self):
+        capture = getattr(_thread, "capture", None)
+        if capture is None or capture.stream is not self:
+            raise RuntimeError("cudaErrorIllegalState: the stream is not capturing")
+        _thread.capture = None
+        if capture.invalid is not None:
+            raise RuntimeError(f"cudaErrorStreamCaptureInvalidated: {capture.invalid}")
+        graphs["captured"] += 1
+        return Graph(capture.steps)
+
+
+class Graph:
+    """cupy.cuda.Graph: ``launch`` runs the captured operations again."""
+
+    def __init__(self, steps):
+        self._steps = steps
+
+    def launch(self, stream=None):
+        _refuse_in_capture("a graph launch")
+        for step in self._steps:
+            _replay(step)
+        graphs["launched"] += 1
+
+
+class MemoryPool:
+    """cupy.cuda.MemoryPool: the stand-in's arrays are numpy's; ``malloc`` hands out a pointer."""
+
+    def malloc(self, size):
+        return _MemoryPointer(0)
+
+    def free_all_blocks(self, stream=None):
+        pass
+
+
+_POOL = MemoryPool()
+
+
+def get_default_memory_pool():
+    return _POOL
+
+
+class _Allocating:
+    def __init__(self, allocator):
+        self.allocator = allocator
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        return False
+
+
+def using_allocator(allocator=None):
+    return _Allocating(allocator)
 
 
 class Flags:
@@ -163,6 +301,7 @@ class ndarray:  # noqa: N801 - cupy's name
         )
 
     def get(self, stream=None, order="C", out=None, blocking=True):
+        _refuse_in_capture("a device-to-host copy")
         transfers["to_host"] += 1
         host = _device_call("ndarray.get", lambda a: _Host(np.array(a, order=order, copy=True)), (self,), {}).a
         if out is None:
@@ -231,12 +370,15 @@ class ndarray:  # noqa: N801 - cupy's name
         _device_call("ndarray.__setitem__", store, (self, slices, value), {}, host_ok=True)
 
     def __bool__(self):
+        _refuse_in_capture("a device value read on the host")
         return bool(self._a)
 
     def __int__(self):
+        _refuse_in_capture("a device value read on the host")
         return int(self._a)
 
     def __float__(self):
+        _refuse_in_capture("a device value read on the host")
         return float(self._a)
 
     __hash__ = None
@@ -728,6 +870,7 @@ def _numpy_function(name, fn=None, host_ok=False):
 
 
 def _to_device(a, dtype=None):
+    _refuse_in_capture("a host-to-device copy from pageable memory")
     transfers["to_device"] += 1
     return np.array(a, dtype=dtype, copy=True)
 
@@ -814,6 +957,7 @@ def make_module() -> types.ModuleType:
     """A fresh ``cupy`` stand-in module (counters reset)."""
     launches.clear()
     transfers.clear()
+    graphs.clear()
     _library.cache_clear()
     mod = _Module("cupy")
     mod.ndarray = ndarray
@@ -833,9 +977,13 @@ def make_module() -> types.ModuleType:
             setattr(mod, name, uf)
     mod.lib = _Namespace(stride_tricks=_Namespace(
         as_strided=_numpy_function("lib.stride_tricks.as_strided", _as_strided)))  # fmt: skip
-    mod.cuda = _Namespace(Device=_Device, runtime=_Namespace(getDeviceCount=lambda: 1))
+    mod.get_default_memory_pool = get_default_memory_pool
+    mod.cuda = _Namespace(Device=_Device, runtime=_Namespace(getDeviceCount=lambda: 1), Stream=Stream, Graph=Graph,
+                          MemoryPool=MemoryPool, using_allocator=using_allocator)  # fmt: skip
     mod.launches = launches
     mod.transfers = transfers
+    mod.graphs = graphs
+    mod.IS_STANDIN = True
     global _module
     _module = mod
     return mod

@@ -17,6 +17,7 @@ The CuPy names used here are listed, with their signatures, in
 
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any
 
@@ -597,6 +598,11 @@ def constant(value):
     return value
 
 
+# ``CAPTURING.on`` is true in a thread while it captures a CUDA graph
+# (tfrt.kernels.tfrt_array_gpu): kernels refuse what a graph cannot replay.
+CAPTURING = threading.local()
+
+
 @kernel("tfrt_array.to_device", attrs=("str",))
 def to_device(device, x):
     """``x`` on ``device``: ``cpu`` (numpy) or ``gpu[:N]`` (cupy)."""
@@ -608,6 +614,10 @@ def to_device(device, x):
     except ImportError:
         raise KernelError(f"tfrt_array.to_device: device '{device}' needs cupy (pip install 'tfrt-py[gpu]')") from None
     ordinal = int(index or 0)
+    if getattr(CAPTURING, "on", False) and not isinstance(x, cupy.ndarray):
+        # CuPy stages the bytes in a pinned buffer that goes back to its pool:
+        # a graph replaying the copy would read whatever is there by then.
+        raise KernelError("tfrt_array.to_device: a host-to-device copy cannot be captured in a CUDA graph")
     with cupy.cuda.Device(ordinal):
         if isinstance(x, cupy.ndarray):
             # cupy.asarray returns an array of another GPU as it is; copy() copies it here.

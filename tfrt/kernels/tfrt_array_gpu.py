@@ -31,13 +31,14 @@ from then on; :func:`graph_status` says why.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 import numpy as np
 
 from tfrt.async_value import AsyncValue
 from tfrt.kernels.registry import AsyncKernelFrame, kernel
-from tfrt.kernels.tfrt_array import to_device
+from tfrt.kernels.tfrt_array import CAPTURING, to_device
 
 # Calls of a function run as they are before the graph is captured.
 WARMUP_CALLS = 1
@@ -45,20 +46,28 @@ WARMUP_CALLS = 1
 MAX_GRAPHS = 8
 
 
+# Device copies of constants, by the host array's id: BEF decodes each dense
+# attribute once per file, so every plan of a function (interpreted,
+# column, compiled) meets the same host array; an entry goes when it does.
+_DEVICE_COPIES: dict[tuple[int, str], Any] = {}
+_COPIES_LOCK = threading.Lock()
+
+
 @kernel("tfrt_array.device_constant", attrs=("str",), bind=True)
 def device_constant(device):
     """The constant operand on ``device``: copied by the first call, then kept."""
-    held: list = []
-    lock = threading.Lock()
 
     def run(x):
-        if held:
-            return held[0]
-        value = to_device(device, x)
-        with lock:
-            if not held:
-                held.append(value)
-        return held[0]
+        key = (id(x), device)
+        value = _DEVICE_COPIES.get(key)
+        if value is None:
+            value = to_device(device, x)
+            with _COPIES_LOCK:
+                if key not in _DEVICE_COPIES:
+                    _DEVICE_COPIES[key] = value
+                    weakref.finalize(x, _DEVICE_COPIES.pop, key, None)
+                value = _DEVICE_COPIES[key]
+        return value
 
     return run
 
@@ -132,11 +141,13 @@ def _capture(cp: Any, exec_ctx: Any, fn: Any, values: list) -> _Graph:
     failure: str | None = None
     with cp.cuda.using_allocator(allocate), stream:
         stream.begin_capture()
+        CAPTURING.on = True
         try:
             results = fn.execute(exec_ctx, args)
         except Exception as exc:  # noqa: BLE001 - reported as the reason
             failure = f"{type(exc).__name__}: {exc}"
         finally:
+            CAPTURING.on = False
             try:
                 graph = stream.end_capture()
             except Exception as exc:  # noqa: BLE001 - the capture was invalidated
