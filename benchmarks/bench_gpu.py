@@ -301,7 +301,9 @@ def compare(a, b, rtol: float, atol_scale: float = 1e-3) -> dict:
         "max_abs_err": err,
         "max_abs_ref": scale,
         "allclose": ok,
-        "equal": bool(np.array_equal(a, b)),
+        "equal": bool(np.array_equal(a, b, equal_nan=True)),
+        # Not finite (f16 overflow on a random-weight model, say), in each.
+        "nonfinite": [int(np.sum(~np.isfinite(a))), int(np.sum(~np.isfinite(b)))],
     }
 
 

@@ -169,6 +169,8 @@ class Stream:
         self.null = null
         self.non_blocking = non_blocking
 
+    ptr = property(lambda self: 0 if self.null else id(self))
+
     def __enter__(self):
         _thread.__dict__.setdefault("streams", []).append(self)
         return self
@@ -197,6 +199,61 @@ class Stream:
         return Graph(capture.steps)
 
 
+_NULL_STREAM = None  # made below, once Stream exists
+
+
+def get_current_stream(device_id=-1):
+    return _current_stream() or _NULL_STREAM
+
+
+class Cublas:
+    """cuBLAS's C API as tfrt.kernels.cublas calls it, over the stand-in's
+    host memory: the products read and write the operands' addresses (and a
+    capturing stream records them, to replay over the same addresses)."""
+
+    _DTYPES = {2: np.float16, 0: np.float32, 1: np.float64}
+
+    def __init__(self):
+        self.calls = Counter()
+
+    def create(self, handle_ref):
+        handle_ref._obj.value = 1
+        return 0
+
+    def set_stream(self, handle, stream):
+        return 0
+
+    def set_workspace(self, handle, ptr, size):
+        return 0
+
+    @staticmethod
+    def _view(ptr, dtype, count):
+        dtype = np.dtype(dtype)
+        return np.frombuffer((ctypes.c_char * (count * dtype.itemsize)).from_address(ptr), dtype)
+
+    def _product(self, n, m, k, b_ptr, a_ptr, c_ptr, dtype, batch=1):
+        def run():
+            a = self._view(a_ptr, dtype, batch * m * k).reshape(batch, m, k)
+            b = self._view(b_ptr, dtype, batch * k * n).reshape(batch, k, n)
+            c = self._view(c_ptr, dtype, batch * m * n).reshape(batch, m, n)
+            acc = np.float64 if dtype == np.float64 else np.float32
+            c[...] = np.matmul(a.astype(acc), b.astype(acc)).astype(dtype)
+
+        _device_call("cublasGemmEx", run, (), {})
+        return 0
+
+    def gemm(self, handle, ta, tb, n, m, k, alpha, b, btype, ldb, a, atype, lda, beta, c, ctype, ldc, compute, algo):
+        assert ta == tb == 0 and ldb == n and lda == k and ldc == n and btype == atype == ctype
+        self.calls["gemm"] += 1
+        return self._product(n, m, k, b, a, c, self._DTYPES[ctype])
+
+    def gemm_batched(self, handle, ta, tb, n, m, k, alpha, b, btype, ldb, sb, a, atype, lda, sa, beta, c, ctype, ldc,
+                     sc, batch, compute, algo):  # fmt: skip
+        assert ta == tb == 0 and (sb, sa, sc) == (k * n, m * k, m * n) and btype == atype == ctype
+        self.calls["gemm_batched"] += 1
+        return self._product(n, m, k, b, a, c, self._DTYPES[ctype], batch)
+
+
 class Graph:
     """cupy.cuda.Graph: ``launch`` runs the captured operations again."""
 
@@ -208,6 +265,9 @@ class Graph:
         for step in self._steps:
             _replay(step)
         graphs["launched"] += 1
+
+
+_NULL_STREAM = Stream(null=True)
 
 
 class MemoryPool:
@@ -423,7 +483,8 @@ def _method(name):
     return method
 
 
-for _name in ("reshape", "astype", "copy", "swapaxes", "transpose", "sum", "mean", "max", "min", "all", "any"):
+for _name in ("reshape", "astype", "copy", "fill", "swapaxes", "transpose", "sum", "mean", "max", "min", "all",
+              "any"):
     setattr(ndarray, _name, _method(_name))
 
 # Operators: each is the numpy operator over the unwrapped operands.
@@ -904,7 +965,20 @@ def _as_strided(x, shape=None, strides=None):
     return np.lib.stride_tricks.as_strided(x, shape, strides)
 
 
+def _refuse_cublas(*operands) -> None:
+    """CuPy's floating-point products call cuBLAS, whose stream CuPy will not
+    set while a stream captures (cupy_backends/cuda/libs/cublas.pyx)."""
+    if _capturing() is not None and any(getattr(x, "dtype", np.dtype(int)).kind in "fc" for x in operands):
+        raise NotImplementedError("calling cuBLAS API during stream capture is currently unsupported")
+
+
+def _matmul(*args, **kwargs):
+    _refuse_cublas(*args)
+    return np.matmul(*args, **kwargs)
+
+
 def _einsum(*operands, **kwargs):
+    _refuse_cublas(*operands)
     unknown = set(kwargs) - {"dtype", "optimize"}
     if unknown:
         raise TypeError(f"Did not understand the following kwargs: {sorted(unknown)}")
@@ -946,8 +1020,8 @@ class _Module(types.ModuleType):
 
 # Module functions the kernels use (K), with special semantics where CuPy's differ.
 _SPECIAL = {"take": _take, "lib.stride_tricks.as_strided": _as_strided, "einsum": _einsum,
-            "may_share_memory": _may_share_memory}  # fmt: skip
-_PLAIN = ("empty", "empty_like", "full", "zeros", "ones", "matmul", "swapaxes", "ascontiguousarray", "max", "min",
+            "may_share_memory": _may_share_memory, "matmul": _matmul}  # fmt: skip
+_PLAIN = ("empty", "empty_like", "full", "zeros", "ones", "swapaxes", "ascontiguousarray", "max", "min",
           "any", "sum", "prod", "argmax", "transpose", "reshape", "broadcast_to", "concatenate", "copyto", "where")  # fmt: skip
 
 _module: types.ModuleType | None = None  # the last make_module()
@@ -979,7 +1053,9 @@ def make_module() -> types.ModuleType:
         as_strided=_numpy_function("lib.stride_tricks.as_strided", _as_strided)))  # fmt: skip
     mod.get_default_memory_pool = get_default_memory_pool
     mod.cuda = _Namespace(Device=_Device, runtime=_Namespace(getDeviceCount=lambda: 1), Stream=Stream, Graph=Graph,
-                          MemoryPool=MemoryPool, using_allocator=using_allocator)  # fmt: skip
+                          MemoryPool=MemoryPool, using_allocator=using_allocator,
+                          get_current_stream=get_current_stream)  # fmt: skip
+    mod._tfrt_cublas = Cublas()  # tfrt.kernels.cublas multiplies through it
     mod.launches = launches
     mod.transfers = transfers
     mod.graphs = graphs

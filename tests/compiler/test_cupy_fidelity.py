@@ -86,6 +86,8 @@ def _listed(name: str) -> str:
 def _resolve(root, name: str):
     obj = root
     for part in name.split("."):
+        if not hasattr(obj, part) and isinstance(obj, type) and hasattr(obj, "null"):
+            obj = obj.null  # an instance attribute (Stream.ptr): on CuPy's null stream, made without a GPU
         obj = getattr(obj, part)
     return obj
 

@@ -11,6 +11,7 @@ cupy's NVRTC would, so the CUDA C is checked by a CUDA compiler."""
 from __future__ import annotations
 
 import ctypes
+import re
 import shutil
 import subprocess
 
@@ -187,6 +188,11 @@ def test_runs_as_cupy_elementwise_kernel():
         if "i1" in types:
             continue
         args = _operands(types, rng)
+        if re.search(r"\bcast_i\d+\(a\d\)", expr):
+            # A float-to-integer cast out of the type's range is undefined (MLIR's
+            # fptosi gives poison): CUDA saturates, x86 gives the minimum.  Those
+            # inputs are left out of the comparison.
+            args = [np.where(np.isinf(a), a.dtype.type(3), a) if a.dtype.kind == "f" else a for a in args]
         from tfrt.kernels.expr import _typed_tree
 
         out_dt = _typed_tree(expr, types).dtype

@@ -220,7 +220,19 @@ def _matmul_any(epilogue, shape, transpose_a, transpose_b, types, a, b, extras):
         a = xp.swapaxes(a, -1, -2)
     if transpose_b:
         b = xp.swapaxes(b, -1, -2)
-    return _epilogue(_tensor(xp.matmul(a, b), xp), epilogue, types, extras, xp)
+    return _epilogue(_tensor(_matmul_on(xp, a, b), xp), epilogue, types, extras, xp)
+
+
+def _matmul_on(xp, a, b, out=None):
+    """``xp.matmul(a, b, out=out)``; on a GPU through cuBLAS's own API where it
+    can (tfrt.kernels.cublas: CuPy's matmul cannot be captured in a CUDA graph)."""
+    if xp is not np and hasattr(a, "__cuda_array_interface__") and hasattr(b, "__cuda_array_interface__"):
+        from tfrt.kernels import cublas
+
+        product = cublas.matmul(xp, a, b, out)
+        if product is not None:
+            return product
+    return xp.matmul(a, b) if out is None else xp.matmul(a, b, out=out)
 
 
 def _windows(x, xp, kh, kw, strides, dilations, oh, ow):
@@ -350,8 +362,8 @@ def _conv2d_any(dilations, epilogue, groups, padding, shape, strides, types, x, 
         # Into an array of the result's shape: on a GPU the result then owns
         # its memory, and the epilogue (and later kernels) may write into it.
         prod = xp.empty((n, oh, ow, f), np.result_type(x.dtype, w.dtype))
-        xp.matmul(cols.reshape(n * oh * ow, kh * kw * cg), w.reshape(kh * kw * cg, f),
-                  out=prod.reshape(n * oh * ow, f))  # fmt: skip
+        _matmul_on(xp, cols.reshape(n * oh * ow, kh * kw * cg), w.reshape(kh * kw * cg, f),
+                   out=prod.reshape(n * oh * ow, f))  # fmt: skip
     else:
         fg = f // groups
         cols = cols.reshape(n, oh, ow, kh, kw, groups, cg)
