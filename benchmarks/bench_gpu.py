@@ -278,6 +278,11 @@ def tfrt_case(
         _, rec["second_call_ms"] = timed_once(lambda: prog.call(fn, *args))
         rec.update(steady(lambda: prog.call(fn, *args), runs))
         rec["out"] = out
+        if cuda_graph:
+            from tfrt.kernels.tfrt_array_gpu import graph_status
+
+            graph_fn = prog.bef_program.function(f"{fn}.cuda_graph")
+            rec["graph"] = graph_status(graph_fn) if graph_fn is not None else "not outlined"
     finally:
         prog.close()
     return rec
@@ -799,6 +804,18 @@ def summarize() -> None:
         )
         if c:
             lines.append(f"MLP {check} vs numpy: {c}")
+    lines.append("")
+    lines.append("CUDA graphs (calls before capture, graphs captured, why not):")
+
+    def graphs(path: str, node) -> None:
+        if isinstance(node, dict):
+            if "graph" in node:
+                lines.append(f"  {path}: {node['graph']}")
+            for k, v in node.items():
+                if k != "graph":
+                    graphs(f"{path}/{k}" if path else str(k), v)
+
+    graphs("", {k: RESULT.get(k) for k in ("mlp", "resnet50", "launch")})
     if RESULT["errors"]:
         lines.append("")
         lines.append(f"{len(RESULT['errors'])} error(s):")
