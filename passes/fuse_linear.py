@@ -61,6 +61,8 @@ class FuseLinearPass(ModulePass):
             rtype, utype = lin.results[0].type, user.results[0].type
             if not isinstance(utype, TensorType) or tuple(utype.get_shape()) != tuple(rtype.get_shape()):
                 continue
+            if utype.element_type != rtype.element_type:
+                continue  # a cast (f16 widened for a sum): the kernels' result has the product's type
             k = uses[0].index
             others = [v for i, v in enumerate(user.operands) if i != k]
             if any(v is lin.results[0] for v in others):

@@ -59,6 +59,16 @@ _ELEMENT = {
 }  # fmt: skip
 
 
+def _float(v: float) -> str:
+    """``v`` as an MLIR float literal: a digit before the exponent needs a
+    point (``1.0e-05``; Python writes ``1e-05``, which MLIR reads as 1 then e)."""
+    text = repr(float(v))
+    mantissa, e, exponent = text.partition("e")
+    if e and "." not in mantissa:
+        text = f"{mantissa}.0e{exponent}"
+    return text
+
+
 def _elem(dtype) -> str:
     try:
         return _ELEMENT[np.dtype(dtype)]
@@ -902,7 +912,7 @@ class Importer:
         y = self._matmul2d(x, w)
         if alpha != 1.0:
             y = self.em.elementwise([y], y.shape, y.dtype, lambda args, el: [
-                f"%s = arith.constant {alpha!r} : {el}", f"%r = arith.mulf {args[0]}, %s : {el}"])  # fmt: skip
+                f"%s = arith.constant {_float(alpha)} : {el}", f"%r = arith.mulf {args[0]}, %s : {el}"])  # fmt: skip
         if len(node.input) > 2 and node.input[2]:
             c = self.const(node.input[2])
             cv = self.em.constant((c * beta).astype(c.dtype), node.input[2]) if c is not None else self.value(node.input[2], node)
@@ -1052,29 +1062,36 @@ class Importer:
     def op_AveragePool(self, node, a):  # noqa: N802
         return self._pool(node, a, "sum")
 
+    def _mean(self, x: Value, axes) -> Value:
+        """The mean over ``axes`` (dropped), in ``x``'s type.  f16 sums in f32,
+        as onnxruntime does: a sum of f16 values overflows (to inf, then NaN)
+        long before their mean does."""
+        count = float(np.prod([x.shape[i] for i in axes]))
+        if x.dtype != np.float16:
+            s = self.em.reduce(x, axes, "sum")
+            return self.em.elementwise([s], s.shape, s.dtype, lambda args, el: [
+                f"%c = arith.constant {_float(1.0 / count)} : {el}", f"%r = arith.mulf {args[0]}, %c : {el}"])  # fmt: skip
+        wide = self.em.elementwise([x], x.shape, np.dtype(np.float32),
+                                   lambda args, el: [f"%r = arith.extf {args[0]} : f16 to f32"])  # fmt: skip
+        s = self.em.reduce(wide, axes, "sum")
+        return self.em.elementwise([s], s.shape, x.dtype, lambda args, el: [
+            f"%c = arith.constant {_float(1.0 / count)} : f32", f"%m = arith.mulf {args[0]}, %c : f32",
+            f"%r = arith.truncf %m : f32 to {el}"])  # fmt: skip
+
     def op_GlobalAveragePool(self, node, a):  # noqa: N802
         x = self.value_any(node.input[0], node)
         if x.layout == "nhwc":
-            s = self.em.reduce(x, [1, 2], "sum")
-            m = self.em.elementwise([s], s.shape, s.dtype, lambda args, el: [
-                f"%c = arith.constant {1.0 / (x.shape[1] * x.shape[2])!r} : {el}", f"%r = arith.mulf {args[0]}, %c : {el}"])  # fmt: skip
+            m = self._mean(x, [1, 2])
             out = self.em.reshape(m, (x.shape[0], 1, 1, x.shape[3]))
             return Value(out.name, out.shape, out.dtype, "nhwc")
         axes = list(range(2, len(x.shape)))
-        s = self.em.reduce(x, axes, "sum")
-        count = float(np.prod(x.shape[2:]))
-        m = self.em.elementwise([s], s.shape, s.dtype, lambda args, el: [
-            f"%c = arith.constant {1.0 / count!r} : {el}", f"%r = arith.mulf {args[0]}, %c : {el}"])  # fmt: skip
-        return self.em.expand(m, axes, len(x.shape))
+        return self.em.expand(self._mean(x, axes), axes, len(x.shape))
 
     def op_ReduceMean(self, node, a):  # noqa: N802
         x = self.value(node.input[0], node)
         axes = self.const(node.input[1]) if len(node.input) > 1 and node.input[1] else a.get("axes")
         axes = [int(i) % len(x.shape) for i in (axes if axes is not None else range(len(x.shape)))]
-        s = self.em.reduce(x, axes, "sum")
-        count = float(np.prod([x.shape[i] for i in axes]))
-        m = self.em.elementwise([s], s.shape, s.dtype, lambda args, el: [
-            f"%c = arith.constant {1.0 / count!r} : {el}", f"%r = arith.mulf {args[0]}, %c : {el}"])  # fmt: skip
+        m = self._mean(x, axes)
         return self.em.expand(m, axes, len(x.shape)) if a.get("keepdims", 1) else m
 
     def op_Softmax(self, node, a):  # noqa: N802
@@ -1091,21 +1108,18 @@ class Importer:
         axis = a.get("axis", -1) % len(x.shape)
         eps = float(a.get("epsilon", 1e-5))
         axes = list(range(axis, len(x.shape)))
-        count = float(np.prod(x.shape[axis:]))
-        mean = self.em.expand(self.em.reduce(x, axes, "sum"), axes, len(x.shape))
+        mean = self.em.expand(self._mean(x, axes), axes, len(x.shape))
         cen = self.em.elementwise([x, mean], x.shape, x.dtype, lambda args, el: [
-            f"%c = arith.constant {1.0 / count!r} : {el}", f"%m = arith.mulf {args[1]}, %c : {el}",
-            f"%r = arith.subf {args[0]}, %m : {el}"])  # fmt: skip
+            f"%r = arith.subf {args[0]}, {args[1]} : {el}"])  # fmt: skip
         sq = self.em.elementwise([cen], x.shape, x.dtype, lambda args, el: [f"%r = arith.mulf {args[0]}, {args[0]} : {el}"])
-        var = self.em.expand(self.em.reduce(sq, axes, "sum"), axes, len(x.shape))
+        var = self.em.expand(self._mean(sq, axes), axes, len(x.shape))
         ins = [cen, var]
         scale = self.value(node.input[1], node) if len(node.input) > 1 and node.input[1] else None
         bias = self.value(node.input[2], node) if len(node.input) > 2 and node.input[2] else None
         ins += [v for v in (scale, bias) if v is not None]
 
         def body(args, el):
-            lines = [f"%c = arith.constant {1.0 / count!r} : {el}", f"%e = arith.constant {eps!r} : {el}",
-                     f"%v = arith.mulf {args[1]}, %c : {el}", f"%ve = arith.addf %v, %e : {el}",
+            lines = [f"%e = arith.constant {_float(eps)} : {el}", f"%ve = arith.addf {args[1]}, %e : {el}",
                      f"%s = math.rsqrt %ve : {el}", f"%n = arith.mulf {args[0]}, %s : {el}"]  # fmt: skip
             cur = "%n"
             if scale is not None:
