@@ -369,29 +369,23 @@ def test_float16_import_computes_in_f16_within_its_precision(name):
     assert tfrt.api.load(import_onnx(m)).call("main", *feeds.values()).dtype == np.float32
 
 
-@pytest.mark.parametrize("op,shape,attrs", [
-    ("GlobalAveragePool", [1, 4, 16, 16], {}),
-    ("ReduceMean", [2, 3, 512], {"axes": [2], "keepdims": 0}),
-    ("LayerNormalization", [2, 1024], {"axis": -1}),
+@pytest.mark.parametrize("op,shape,out_shape,attrs", [
+    ("GlobalAveragePool", [1, 4, 16, 16], [1, 4, 1, 1], {}),
+    ("ReduceMean", [2, 3, 512], [2, 3], {"axes": [2], "keepdims": 0}),
+    ("LayerNormalization", [2, 1024], [2, 1024], {"axis": -1}),
 ])  # fmt: skip
-def test_float16_means_do_not_overflow_where_the_mean_fits(op, shape, attrs):
+def test_float16_means_do_not_overflow_where_the_mean_fits(op, shape, out_shape, attrs):
     """Values near 1,000: their f16 sum (or sum of squares) is past f16's
     65,504 though their mean is not; the sums are taken in f32, as
-    onnxruntime takes them, so the result is finite and right."""
+    onnxruntime takes them, so the result is finite and right.  (The
+    LayerNormalization has ONNX's default epsilon.)"""
     x = (1000 + 50 * rand(*shape)).astype(np.float32)
     inits = []
-    inputs = ["x"]
     if op == "LayerNormalization":
-        inits = [numpy_helper_from(np.ones(shape[-1], np.float32)), numpy_helper_from(np.zeros(shape[-1], np.float32))]
-        inits[0].name, inits[1].name = "scale", "bias"
-        inputs += ["scale", "bias"]
-    node = helper.make_node(op, inputs, ["y"], **attrs)
-    want_model = helper.make_model(
-        helper.make_graph([node], "g", [helper.make_tensor_value_info("x", F, shape)],
-                          [helper.make_tensor_value_info("y", F, None)], inits),
-        opset_imports=[helper.make_opsetid("", 17)])  # fmt: skip
-    want = ort.InferenceSession(want_model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
-    got = tfrt.api.load(import_onnx(want_model, float16=True)).call("main", x.astype(np.float16))
+        inits = [("scale", np.ones(shape[-1], np.float32)), ("bias", np.zeros(shape[-1], np.float32))]
+    m = one(op, [("x", F, shape)], out_shape, inits=inits, **attrs)
+    want = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    got = tfrt.api.load(import_onnx(m, float16=True)).call("main", x.astype(np.float16))
     assert got.dtype == np.float16 and np.all(np.isfinite(got))
     np.testing.assert_allclose(got.astype(np.float64), want, rtol=4e-3, atol=4e-3 * float(np.abs(want).max()))
 
