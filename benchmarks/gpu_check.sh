@@ -57,7 +57,7 @@ stage_end() { say ""; say "_stage took $(($(date +%s) - $1)) s (rc $2; $(elapsed
     echo "# GPU check"
     echo
     echo "- started: $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname 2>/dev/null || echo '?'), $(nproc 2>/dev/null || echo '?') CPUs"
-    echo "- tree: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || cat "$ROOT/.commit" 2>/dev/null || echo 'no git here')"
+    echo "- tree: $(cat "$ROOT/.commit" 2>/dev/null || git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo 'no git here')"
     echo "- budget: ${BUDGET} s; logs beside this file"
     echo
 } >"$REPORT"
