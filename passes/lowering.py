@@ -304,7 +304,8 @@ def splat_constant(value: SSAValue):
     op = value.op
     if op.name in ("arith.constant", "tfrt_array.constant"):
         attr = op.properties.get("value")
-        if isinstance(attr, DenseIntOrFPElementsAttr) and attr.is_splat():
+        # (An empty tensor is no splat: xDSL's is_splat indexes its first element.)
+        if isinstance(attr, DenseIntOrFPElementsAttr) and all(attr.get_shape()) and attr.is_splat():
             v = attr.get_values()[0]
             et = attr.get_element_type()
             return FloatAttr(v, et) if isinstance(v, float) else IntegerAttr(v, et)

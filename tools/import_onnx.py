@@ -105,7 +105,7 @@ def _float_literal(v: float, dtype) -> str:
         if v > 0:
             bits = {"f32": "0x7F800000", "f64": "0x7FF0000000000000", "f16": "0x7C00"}[_elem(dtype)]
         return bits
-    return repr(float(np.asarray(v, dtype)))
+    return _float(float(np.asarray(v, dtype)))
 
 
 # ---------------------------------------------------------------------------
@@ -1104,14 +1104,21 @@ class Importer:
         return self.em.elementwise([ex, sm], x.shape, x.dtype, lambda args, el: [f"%r = arith.divf {args[0]}, {args[1]} : {el}"])
 
     def op_LayerNormalization(self, node, a):  # noqa: N802
+        """f16 normalizes in f32 and rounds once, before scale and bias, as
+        onnxruntime does: in f16 a square (x - mean)^2 past 65,504 makes the
+        variance infinite, and a small epsilon (BERT's 1e-12) rounds to 0."""
         x = self.value(node.input[0], node)
         axis = a.get("axis", -1) % len(x.shape)
         eps = float(a.get("epsilon", 1e-5))
         axes = list(range(axis, len(x.shape)))
-        mean = self.em.expand(self._mean(x, axes), axes, len(x.shape))
-        cen = self.em.elementwise([x, mean], x.shape, x.dtype, lambda args, el: [
+        wide = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+        w = _elem(wide)
+        xw = x if wide == x.dtype else self.em.elementwise(
+            [x], x.shape, wide, lambda args, el: [f"%r = arith.extf {args[0]} : {_elem(x.dtype)} to {el}"])  # fmt: skip
+        mean = self.em.expand(self._mean(xw, axes), axes, len(x.shape))
+        cen = self.em.elementwise([xw, mean], x.shape, wide, lambda args, el: [
             f"%r = arith.subf {args[0]}, {args[1]} : {el}"])  # fmt: skip
-        sq = self.em.elementwise([cen], x.shape, x.dtype, lambda args, el: [f"%r = arith.mulf {args[0]}, {args[0]} : {el}"])
+        sq = self.em.elementwise([cen], x.shape, wide, lambda args, el: [f"%r = arith.mulf {args[0]}, {args[0]} : {el}"])
         var = self.em.expand(self._mean(sq, axes), axes, len(x.shape))
         ins = [cen, var]
         scale = self.value(node.input[1], node) if len(node.input) > 1 and node.input[1] else None
@@ -1119,9 +1126,12 @@ class Importer:
         ins += [v for v in (scale, bias) if v is not None]
 
         def body(args, el):
-            lines = [f"%e = arith.constant {_float(eps)} : {el}", f"%ve = arith.addf {args[1]}, %e : {el}",
-                     f"%s = math.rsqrt %ve : {el}", f"%n = arith.mulf {args[0]}, %s : {el}"]  # fmt: skip
+            lines = [f"%e = arith.constant {_float(eps)} : {w}", f"%ve = arith.addf {args[1]}, %e : {w}",
+                     f"%s = math.rsqrt %ve : {w}", f"%n = arith.mulf {args[0]}, %s : {w}"]  # fmt: skip
             cur = "%n"
+            if w != el:
+                lines.append(f"%nt = arith.truncf %n : {w} to {el}")
+                cur = "%nt"
             if scale is not None:
                 lines.append(f"%g = arith.mulf {cur}, {args[2]} : {el}")
                 cur = "%g"

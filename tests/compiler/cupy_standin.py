@@ -157,7 +157,7 @@ def _replay(step) -> None:
     if type(result) is not ndarray or again is None or type(again) is _Host:
         return  # the operation wrote where it writes (an out= array, a kernel's output)
     again = np.asarray(again)
-    if again is result._a or np.may_share_memory(again, result._a):
+    if result._a.size == 0 or again is result._a or np.may_share_memory(again, result._a):
         return  # a view: the same memory, already holding the new values
     result._a[...] = again
 
@@ -170,6 +170,9 @@ class Stream:
         self.non_blocking = non_blocking
 
     ptr = property(lambda self: 0 if self.null else id(self))
+
+    def synchronize(self):
+        _refuse_in_capture("a stream synchronization")
 
     def __enter__(self):
         _thread.__dict__.setdefault("streams", []).append(self)
@@ -224,6 +227,7 @@ class Cublas:
         return 0
 
     def set_workspace(self, handle, ptr, size):
+        self.calls["set_workspace"] += 1
         return 0
 
     @staticmethod

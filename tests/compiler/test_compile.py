@@ -369,3 +369,28 @@ def test_a_gpu_program_without_cupy_says_what_to_install(monkeypatch):
     prog = tfrt.api.load(compile_text_to_bef(MATMUL_INTO_INIT, "t.mlir", device="gpu"))
     with pytest.raises(tfrt.api.ExecutionError, match=r"needs cupy \(pip install 'tfrt-py\[gpu\]'\) \(at t.mlir:"):
         prog.call("f", _f32(2, 3), _f32(3, 2), _f32(2, 2))
+
+
+ZERO_SIZE_MATMULS = """
+func.func @f(%a: tensor<2x0xf32>, %b: tensor<0x3xf32>, %c: tensor<0x2xf32>) -> (tensor<2x3xf32>, tensor<0x3xf32>) {
+  %z = arith.constant 1.5 : f32
+  %e = tensor.empty() : tensor<2x3xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<2x0xf32>, tensor<0x3xf32>) outs(%f : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %e2 = tensor.empty() : tensor<0x3xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<0x3xf32>) -> tensor<0x3xf32>
+  %m2 = linalg.matmul ins(%c, %m : tensor<0x2xf32>, tensor<2x3xf32>) outs(%f2 : tensor<0x3xf32>) -> tensor<0x3xf32>
+  return %m, %m2 : tensor<2x3xf32>, tensor<0x3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("opt_level", [0, 2])
+def test_zero_size_matmuls_compile_and_run(opt_level):
+    """An empty constant is no splat (the -O2 fusion asked xDSL, which indexed its first element)."""
+    from tfrt.passes.compiler import compile_text_to_bef
+
+    prog = tfrt.api.load(compile_text_to_bef(ZERO_SIZE_MATMULS, "t.mlir", opt_level=opt_level))
+    m, m2 = prog.call("f", np.zeros((2, 0), np.float32), np.zeros((0, 3), np.float32), np.zeros((0, 2), np.float32))
+    np.testing.assert_array_equal(m, np.full((2, 3), 1.5, np.float32))
+    assert m2.shape == (0, 3)

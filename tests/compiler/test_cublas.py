@@ -105,3 +105,14 @@ def test_a_capturing_stream_records_the_product(cp):
         cp.copyto(a, cp.asarray(x))
         graph.launch()
         np.testing.assert_allclose(cp.asnumpy(out), x @ cp.asnumpy(b), rtol=1e-5, atol=1e-5)
+
+
+def test_each_product_runs_on_the_handles_own_workspace():
+    """cublasSetStream puts a handle back on cuBLAS's workspace pool: the
+    handle's own workspace is set again after it, before every product."""
+    cp = cupy_standin.make_module()
+    lib = cp._tfrt_cublas
+    a = cp.asarray(np.ones((2, 3), np.float32))
+    for _ in range(3):
+        cublas.matmul(cp, a, a.T)
+    assert lib.calls["gemm"] == 3 and lib.calls["set_workspace"] == 1 + 3

@@ -204,3 +204,82 @@ def test_a_resnet_runs_as_one_graph(gpu):
     status = graph_status(prog.bef_program.function("main.cuda_graph"))
     assert status == {"calls": 1, "graphs": 1, "not_capturable": None}
     prog.close()
+
+
+RECURSIVE = """
+func.func @f(%x: tensor<3xf32>, %n: i32) -> tensor<3xf32> {
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %r:2 = scf.while (%i = %zero, %acc = %x) : (i32, tensor<3xf32>) -> (i32, tensor<3xf32>) {
+    %c = arith.cmpi slt, %i, %n : i32
+    scf.condition(%c) %i, %acc : i32, tensor<3xf32>
+  } do {
+  ^bb0(%j: i32, %a: tensor<3xf32>):
+    %s = func.call @f(%a, %j) : (tensor<3xf32>, i32) -> tensor<3xf32>
+    %a2 = arith.addf %s, %x : tensor<3xf32>
+    %j2 = arith.addi %j, %one : i32
+    scf.yield %j2, %a2 : i32, tensor<3xf32>
+  }
+  return %r#1 : tensor<3xf32>
+}
+"""
+
+
+def test_a_function_calling_itself_is_captured_or_run_never_deadlocked(gpu):
+    """The capture of @f meets a call of @f (another scalar operand): that
+    call is part of the capture, not a capture of its own under the same lock."""
+    x = np.arange(3, dtype=np.float32)
+    cpu = tfrt.api.load(compile_text_to_bef(RECURSIVE, "t.mlir"))
+    prog = _load(RECURSIVE, True)
+    out: list = []
+
+    def calls():
+        for n in (0, 2, 2, 3):
+            out.append((prog.call("f", x, np.int32(n)), cpu.call("f", x, np.int32(n))))
+
+    t = threading.Thread(target=calls, daemon=True)
+    t.start()
+    t.join(60)
+    assert not t.is_alive(), "the calls hung"
+    assert len(out) == 4
+    for got, want in out:
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    prog.close()
+    cpu.close()
+
+
+def test_concurrent_first_calls_leave_the_function_capturable(gpu):
+    """A capture waits for a warm-up call to have finished (constants on the
+    device, kernels compiled): calls that start together run as they are."""
+    text = (ROOT / "samples" / "mlp_linalg.mlir").read_text()
+    for _ in range(3):
+        prog = _load(text, True)
+        barrier = threading.Barrier(4)
+
+        def worker():
+            barrier.wait()
+            for _ in range(3):
+                prog.call("mlp", _f32(2, 4))
+
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        status = graph_status(prog.bef_program.function("mlp.cuda_graph"))
+        assert status["graphs"] == 1 and status["not_capturable"] is None, status
+        prog.close()
+
+
+def test_empty_tensors_replay(gpu):
+    text = """
+func.func @f(%x: tensor<0x3xf32>, %y: tensor<3xf32>) -> (tensor<0x3xf32>, tensor<3xf32>) {
+  %e = tensor.empty() : tensor<0x3xf32>
+  %b = linalg.broadcast ins(%y : tensor<3xf32>) outs(%e : tensor<0x3xf32>) dimensions = [0]
+  %s = arith.addf %x, %b : tensor<0x3xf32>
+  %t = math.exp %y : tensor<3xf32>
+  return %s, %t : tensor<0x3xf32>, tensor<3xf32>
+}
+"""
+    prog = _same_over_calls(text, "f", lambda: [_f32(0, 3), _f32(3)], calls=4, exact=False)
+    prog.close()

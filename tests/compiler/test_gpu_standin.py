@@ -542,6 +542,11 @@ def test_device_gather_refuses_out_of_range_indices(gpu):
             tfrt_array.gather(0, table, np.array(bad))
         with pytest.raises(KernelError, match="out of bounds"):
             tfrt_array.gather(0, gpu.asarray(table), gpu.asarray(np.array(bad)))
+    # A gather that reads nothing (an empty table with other axes left) checks
+    # nothing, on the host as on the device.
+    empty = np.zeros((0, 2, 4), np.float32)
+    far = np.array([5], np.int64)
+    _check(tfrt_array.gather(1, gpu.asarray(empty), gpu.asarray(far)), tfrt_array.gather(1, empty, far))
 
 
 def test_a_generated_kernel_copies_an_operand_that_overlaps_its_output(gpu):

@@ -390,6 +390,31 @@ def test_float16_means_do_not_overflow_where_the_mean_fits(op, shape, out_shape,
     np.testing.assert_allclose(got.astype(np.float64), want, rtol=4e-3, atol=4e-3 * float(np.abs(want).max()))
 
 
+@pytest.mark.parametrize("x,epsilon", [
+    ([-600, -300, -100, 0, 100, 300, 600, 0], 1e-5),  # squares past 65,504
+    ([3, 3, 3, 3, 3, 3, 3, 3], 1e-12),  # BERT's epsilon: 0 in f16
+    ([0, 1, 2, 3, 4, 5, 6, 7], 1e20),  # past f16's range
+])  # fmt: skip
+def test_float16_layer_norm_normalizes_in_f32(x, epsilon):
+    """f16 LayerNormalization computes the variance, epsilon and rsqrt in f32
+    and rounds once, as onnxruntime does; in f16 these gave the bias alone,
+    NaN, and an import error."""
+    x = np.array([x], np.float32)
+    inits = [("scale", np.ones(8, np.float32)), ("bias", np.full(8, 0.5, np.float32))]
+    m = one("LayerNormalization", [("x", F, [1, 8])], [1, 8], inits=inits, axis=-1, epsilon=epsilon)
+    want = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    got = tfrt.api.load(import_onnx(m, float16=True)).call("main", x.astype(np.float16))
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=2e-3, atol=2e-3)
+
+
+def test_f64_float_attributes_are_mlir_literals():
+    """An f64 Clip bound of 1e-05 (Python's spelling; MLIR needs 1.0e-05)."""
+    m = one("Clip", [("x", TensorProto.DOUBLE, [3])], [3],
+            inits=[("lo", np.float64(1e-5)), ("hi", np.float64(10.0))], out_type=TensorProto.DOUBLE)  # fmt: skip
+    x = np.array([-1.0, 0.5, 20.0])
+    np.testing.assert_array_equal(tfrt.api.load(import_onnx(m)).call("main", x), [1e-5, 0.5, 10.0])
+
+
 def test_float16_flag_of_the_importer_tool(tmp_path):
     onnx.save(M.mobilenet_block(), tmp_path / "block.onnx")
     r = _tool("import_onnx", "block.onnx", "--float16", "-o", "block16.mlir", cwd=tmp_path)

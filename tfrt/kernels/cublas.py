@@ -5,9 +5,9 @@ CuPy refuses every cuBLAS call while a stream captures a CUDA graph
 during stream capture is currently unsupported"), though cuBLAS itself
 supports capture when the handle has a workspace of its own (cuBLAS's
 documentation, "CUDA Graphs Support").  So the GPU kernels multiply through
-the library directly: one handle per thread and device, given a workspace
-that lives as long as the handle, its stream set to CuPy's current stream
-before each call.  Captured or not, a product takes the same path, so a
+the library directly: one handle per thread and device, its stream set to CuPy's current stream
+before each call and then its own workspace (cublasSetStream resets the
+workspace to cuBLAS's pool), which a captured graph keeps alive.  Captured or not, a product takes the same path, so a
 graph's results are the uncaptured ones.
 
 Row-major ``C = A @ B`` is column-major ``C^T = B^T A^T``: one
@@ -114,8 +114,13 @@ def _check(status: int, what: str) -> None:
         raise CublasError(f"cuBLAS {what} failed (cublasStatus_t {status})")
 
 
-def _handle(lib: Any, cp: Any) -> Any:
-    """This thread's handle for the current device, with its own workspace."""
+def thread_workspaces() -> list:
+    """This thread's handles' workspaces (a captured graph keeps them alive)."""
+    return [workspace for _, workspace in getattr(_local, "handles", {}).values()]
+
+
+def _handle(lib: Any, cp: Any) -> tuple[Any, Any]:
+    """This thread's handle for the current device, and its workspace."""
     handles = _local.__dict__.setdefault("handles", {})
     device = cp.cuda.Device().id
     entry = handles.get((id(lib), device))
@@ -125,7 +130,7 @@ def _handle(lib: Any, cp: Any) -> Any:
         workspace = cp.empty(WORKSPACE_BYTES, np.uint8)
         _check(lib.set_workspace(handle, workspace.data.ptr, WORKSPACE_BYTES), "cublasSetWorkspace")
         entry = handles[(id(lib), device)] = (handle, workspace)
-    return entry[0]
+    return entry
 
 
 def matmul(cp: Any, a: Any, b: Any, out: Any = None) -> Any:
@@ -159,8 +164,11 @@ def matmul(cp: Any, a: Any, b: Any, out: Any = None) -> Any:
     dtype_code, compute = _TYPES[dtype]
     scalar = ctypes.c_double if compute == 70 else ctypes.c_float
     one, zero = scalar(1), scalar(0)
-    handle = _handle(lib, cp)
+    handle, workspace = _handle(lib, cp)
     _check(lib.set_stream(handle, cp.cuda.get_current_stream().ptr), "cublasSetStream")
+    # cublasSetStream puts the handle back on cuBLAS's own workspace pool: the
+    # handle's workspace is set again after it.
+    _check(lib.set_workspace(handle, workspace.data.ptr, WORKSPACE_BYTES), "cublasSetWorkspace")
     n = b.shape[-1]
     if b.ndim == 2:
         m = int(np.prod(a.shape[:-1], dtype=np.int64))

@@ -133,6 +133,7 @@ NAMES: dict[str, tuple[str, str]] = {
     "cuda.using_allocator": ("(allocator=None)", G),
     "cuda.get_current_stream": ("(device_id=-1)", G),
     "cuda.Stream.ptr": (ATTRIBUTE, G),
+    "cuda.Stream.synchronize": ("(self)", G),
     "cuda.Memory": ("(size)", D),
     "cuda.UnownedMemory": ("(ptr, size, owner, device_id=-1)", D),
     "cuda.MemoryPointer": ("(mem, offset)", D),

@@ -595,7 +595,12 @@ def gather(axis, x, indices):
         size = x.shape[int(axis) % x.ndim] if x.ndim else 1
         ixp = _xp(indices)
         bad = (indices < -size) | (indices >= size)
-        if bool(ixp.any(bad)):
+        ax = int(axis) % x.ndim if x.ndim else 0
+        rest = 1
+        for i, d in enumerate(x.shape):
+            rest *= d if i != ax else 1
+        # An empty result reads nothing, and numpy checks nothing then either.
+        if rest * indices.size and bool(ixp.any(bad)):
             first = int(indices[bad].reshape(-1)[0])
             raise KernelError(f"tfrt_array.gather: index {first} is out of bounds for axis {axis} with size {size}")
     try:

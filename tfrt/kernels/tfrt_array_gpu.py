@@ -10,7 +10,8 @@ plain call one by one, and at batch 1 that launch time, not the GPU, is
 what a model costs; a graph launches the whole function at once:
 
 1. The first call runs ``@f`` as it is: element-wise kernels are compiled,
-   constants reach the device, cuBLAS picks its algorithms.
+   constants reach the device, cuBLAS picks its algorithms; a call that
+   comes while none has finished runs as it is too.
 2. The second captures it: on a capturing stream, the kernels' launches are
    recorded instead of run, over input buffers made for the graph; every
    device allocation made meanwhile is kept for the graph's life, so the
@@ -18,7 +19,9 @@ what a model costs; a graph launches the whole function at once:
 3. Each call then copies its operands into the graph's input buffers,
    launches the graph on the current stream and returns copies of the
    graph's outputs (a later replay overwrites them), all under one lock per
-   graph, so concurrent calls see their own results.
+   graph, so concurrent calls see their own results: CuPy's legacy default
+   stream orders one replay's work before the next's; on a stream of its
+   own a replay waits for its copies before it lets the next one in.
 
 A launch is recorded with its scalar operands baked in, so one graph is
 captured per distinct set of scalar operands (up to ``MAX_GRAPHS``; beyond
@@ -98,9 +101,14 @@ class _Graph:
                 if buffer is not None:
                     cp.copyto(buffer, value)
             self.graph.launch()
-            # Copies, enqueued before the lock is released: the next replay
-            # overwrites the outputs only after these have read them.
-            return [AsyncValue.make_available(out.copy()) for out in self.outputs]
+            # Copies, enqueued before the lock is released: on CuPy's legacy
+            # default stream, which every thread shares, the next replay
+            # overwrites the buffers only after these have read them.
+            outputs = [AsyncValue.make_available(out.copy()) for out in self.outputs]
+            stream = cp.cuda.get_current_stream()
+            if stream.ptr != 0:
+                stream.synchronize()  # a stream of this thread's own orders nothing for the others
+            return outputs
 
 
 class _GraphState:
@@ -108,6 +116,7 @@ class _GraphState:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.warm = 0  # uncaptured calls that completed
         self.graphs: dict[tuple, _Graph] = {}
         self.not_capturable: str | None = None
         self.lock = threading.Lock()
@@ -147,7 +156,7 @@ def _capture(cp: Any, exec_ctx: Any, fn: Any, values: list) -> _Graph:
         except Exception as exc:  # noqa: BLE001 - reported as the reason
             failure = f"{type(exc).__name__}: {exc}"
         finally:
-            CAPTURING.on = False
+            CAPTURING.on = False  # captures do not nest (graph_call runs a nested body as it is)
             try:
                 graph = stream.end_capture()
             except Exception as exc:  # noqa: BLE001 - the capture was invalidated
@@ -165,7 +174,11 @@ def _capture(cp: Any, exec_ctx: Any, fn: Any, values: list) -> _Graph:
     if failure is not None:
         raise NotCapturable(failure)
     outputs = [r.value for r in results]
-    return _Graph(graph, inputs, outputs, keep + [stream])
+    # The cuBLAS workspaces the recorded products use belong to this thread's
+    # handles: they live as long as the graph, whichever thread replays it.
+    from tfrt.kernels import cublas
+
+    return _Graph(graph, inputs, outputs, keep + [stream, *cublas.thread_workspaces()])
 
 
 @kernel("tfrt_array.graph_call", kind="async")
@@ -177,7 +190,8 @@ def graph_call(frame: AsyncKernelFrame):
         state = fn._graph_state = _GraphState()
     args = frame.args
     values = [a.value for a in args]
-    if state.not_capturable is not None or not any(_on_device(v) for v in values):
+    if state.not_capturable is not None or getattr(CAPTURING, "on", False) or not any(_on_device(v) for v in values):
+        # (Inside another graph's capture, a call of this function is part of it.)
         return fn.execute(frame.exec_ctx, args)
     import cupy as cp
 
@@ -187,8 +201,7 @@ def graph_call(frame: AsyncKernelFrame):
         with state.lock:
             graph = state.graphs.get(key)
             if graph is None:
-                if state.calls < WARMUP_CALLS or len(state.graphs) >= MAX_GRAPHS or state.not_capturable:
-                    state.calls += 1
+                if state.warm < WARMUP_CALLS or len(state.graphs) >= MAX_GRAPHS or state.not_capturable:
                     graph = None
                 else:
                     try:
@@ -196,13 +209,21 @@ def graph_call(frame: AsyncKernelFrame):
                     except NotCapturable as exc:
                         state.not_capturable = str(exc)
         if graph is None:
-            return fn.execute(frame.exec_ctx, args)
+            results = fn.execute(frame.exec_ctx, args)
+            with state.lock:
+                state.calls += 1
+                # A warm-up counts once it has run: a capture must find the
+                # kernels compiled and the constants on the device.
+                if all(r.available and not r.is_error for r in results):
+                    state.warm += 1
+            return results
     return graph.replay(cp, values)
 
 
 def graph_status(fn: Any) -> dict[str, Any]:
-    """How a function called through ``graph_call`` runs: ``calls`` made before
-    capture, ``graphs`` captured, ``not_capturable`` (the reason, or None)."""
+    """How a function called through ``graph_call`` runs: ``calls`` run
+    uncaptured (warm-up, and any that no graph serves), ``graphs`` captured,
+    ``not_capturable`` (the reason, or None)."""
     state = getattr(fn, "_graph_state", None)
     if state is None:
         return {"calls": 0, "graphs": 0, "not_capturable": None}
