@@ -394,3 +394,28 @@ def test_zero_size_matmuls_compile_and_run(opt_level):
     m, m2 = prog.call("f", np.zeros((2, 0), np.float32), np.zeros((0, 3), np.float32), np.zeros((0, 2), np.float32))
     np.testing.assert_array_equal(m, np.full((2, 3), 1.5, np.float32))
     assert m2.shape == (0, 3)
+
+
+I1_SUM = """
+func.func @f(%x: tensor<2x3xi1>) -> tensor<2xi1> {
+  %z = arith.constant false
+  %e = tensor.empty() : tensor<2xi1>
+  %acc = linalg.fill ins(%z : i1) outs(%e : tensor<2xi1>) -> tensor<2xi1>
+  %s = linalg.reduce ins(%x : tensor<2x3xi1>) outs(%acc : tensor<2xi1>) dimensions = [1]
+    (%a: i1, %b: i1) {
+      %r = arith.addi %a, %b : i1
+      linalg.yield %r : i1
+    }
+  return %s : tensor<2xi1>
+}
+"""
+
+
+@pytest.mark.parametrize("opt_level", [0, 2])
+def test_an_i1_sum_wraps(opt_level):
+    """arith.addi on i1 wraps: a sum of booleans is their exclusive or, not their or."""
+    from tfrt.passes.compiler import compile_text_to_bef
+
+    prog = tfrt.api.load(compile_text_to_bef(I1_SUM, "t.mlir", opt_level=opt_level))
+    x = np.array([[1, 1, 0], [1, 1, 1]], bool)
+    np.testing.assert_array_equal(prog.call("f", x), [False, True])

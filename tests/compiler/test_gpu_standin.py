@@ -561,3 +561,12 @@ def test_a_generated_kernel_copies_an_operand_that_overlaps_its_output(gpu):
     x = gpu.asarray(m)
     run(x, x, x)  # the output itself: each thread reads its element before writing it
     np.testing.assert_array_equal(_host(x), m + m)
+
+
+def test_an_i1_sum_wraps_on_the_device():
+    """The device's i1 sum is the exclusive or too (tests/compiler/test_compile.py)."""
+    x = np.array([[1, 1, 0], [1, 1, 1], [0, 0, 0]], bool)
+    text = programs.I1_SUM.replace("2x3xi1", "3x3xi1").replace("tensor<2xi1>", "tensor<3xi1>")
+    (got,) = _same_on_gpu(text, "f", [x])
+    np.testing.assert_array_equal(got, [False, True, False])
+

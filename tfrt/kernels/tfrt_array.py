@@ -482,7 +482,12 @@ def _device_reduce(kind, xp, x, ax, kd):
 
 @kernel("tfrt_array.reduce", attrs=(_I64S, "i1", "str"))
 def reduce(axes, keepdims, kind, x):
-    """Reduces ``x`` over ``axes`` with ``kind``."""
+    """Reduces ``x`` over ``axes`` with ``kind``.
+
+    An i1 sum wraps as ``arith.addi`` on i1 does: it is the exclusive or
+    (numpy's sum of booleans is their or)."""
+    if kind == "sum" and x.dtype == np.bool_:
+        kind = "xor"
     fn = _REDUCERS.get(kind)
     if fn is None:
         raise KernelError(f"tfrt_array.reduce: unknown kind '{kind}' (expected one of: {', '.join(_REDUCERS)})")
