@@ -8,7 +8,6 @@ run while a stream captures must be capturable this way.
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 import pytest
@@ -17,29 +16,14 @@ import cupy_standin
 from tfrt.kernels import cublas
 
 
-def _real_cupy():
-    try:
-        import cupy
-
-        if cupy.cuda.runtime.getDeviceCount() > 0 and not getattr(cupy, "IS_STANDIN", False):
-            return cupy
-    except Exception:  # noqa: BLE001 - no cupy, or no CUDA device
-        return None
-    return None
+@pytest.fixture
+def cp(gpu):
+    """The ``gpu`` fixture (tests/compiler/conftest.py): the stand-in, or CuPy on a GPU."""
+    return gpu
 
 
-@pytest.fixture(params=["standin", "cupy"])
-def cp(request, monkeypatch):
-    if request.param == "standin":
-        mod = cupy_standin.make_module()
-    else:
-        mod = _real_cupy()
-        if mod is None:
-            pytest.skip("needs cupy and a CUDA device")
-        if not cublas.library(mod):
-            pytest.fail("libcublas could not be loaded beside CuPy")
-    monkeypatch.setitem(sys.modules, "cupy", mod)
-    return mod
+def test_libcublas_loads_beside_cupy(cp):
+    assert cublas.library(cp), "no libcublas beside CuPy"
 
 
 RNG = np.random.default_rng(3)

@@ -19,42 +19,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import cupy_standin
 import tfrt.api
-from tfrt.kernels import expr_cuda, tfrt_array
 from tfrt.kernels.tfrt_array_gpu import graph_status
 from tfrt.passes.compiler import compile_text_to_bef
 
 ROOT = Path(__file__).resolve().parents[2]
 RNG = np.random.default_rng(7)
-
-
-def _real_cupy():
-    try:
-        import cupy
-
-        if cupy.cuda.runtime.getDeviceCount() > 0 and not getattr(cupy, "IS_STANDIN", False):
-            return cupy
-    except Exception:  # noqa: BLE001 - no cupy, or no CUDA device
-        return None
-    return None
-
-
-@pytest.fixture(params=["standin", "cupy"])
-def gpu(request, monkeypatch):
-    """``cupy`` for the kernels: the stand-in, or real CuPy on a GPU."""
-    if request.param == "standin":
-        if not cupy_standin.HAVE_CXX:
-            pytest.skip("the stand-in runs CUDA C through g++")
-        mod = cupy_standin.make_module()
-    else:
-        mod = _real_cupy()
-        if mod is None:
-            pytest.skip("needs cupy and a CUDA device")
-    monkeypatch.setitem(sys.modules, "cupy", mod)
-    monkeypatch.setattr(tfrt_array, "_COMPILED", {})
-    monkeypatch.setattr(expr_cuda, "_KERNELS", {})
-    return mod
 
 
 def _standin(mod) -> bool:

@@ -31,7 +31,6 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-import cupy_standin
 import test_compile as programs
 import tfrt.api
 from test_differential import SETTINGS, dense_layers, elementwise_programs, int_loops, row_sums
@@ -42,36 +41,8 @@ RNG = np.random.default_rng(0)
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _real_cupy():
-    """CuPy, or a skip saying why it cannot run here."""
-    try:
-        import cupy
-    except Exception as exc:  # noqa: BLE001 - ImportError, or a CUDA library failing to load
-        pytest.skip(f"cupy does not import: {exc}")
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception as exc:  # noqa: BLE001 - no driver
-        pytest.skip(f"no CUDA device: {exc}")
-    if count < 1:
-        pytest.skip("no CUDA device")
-    return cupy
-
-
-@pytest.fixture(autouse=True, params=["standin", "cupy"])
-def gpu(request, monkeypatch):
-    """``cupy`` for the test: the stand-in, or CuPy itself on a GPU.  The
-    kernels' caches of compiled element-wise functions are emptied (they are
-    kept per array module)."""
-    if request.param == "standin":
-        if not cupy_standin.HAVE_CXX:
-            pytest.skip("the stand-in runs CUDA C through g++")
-        mod = cupy_standin.make_module()
-    else:
-        mod = _real_cupy()
-    monkeypatch.setitem(sys.modules, "cupy", mod)
-    monkeypatch.setattr(tfrt_array, "_COMPILED", {})
-    monkeypatch.setattr(expr_cuda, "_KERNELS", {})
-    return mod
+# Every test here runs on the stand-in and on CuPy (tests/compiler/conftest.py).
+pytestmark = pytest.mark.usefixtures("gpu")
 
 
 def _on_standin() -> bool:
