@@ -163,13 +163,15 @@ def test_concurrent_calls_get_their_own_results(gpu):
 
 
 def test_a_resnet_runs_as_one_graph(gpu):
+    """A small ResNet (ResNet-50's blocks, one per stage, narrower): convolutions
+    with fused epilogues, poolings and the final GEMM, all in one graph."""
     pytest.importorskip("onnx")
     sys.path.insert(0, str(ROOT / "tests" / "onnx"))
     import onnx_models
 
     from tfrt.tools.import_onnx import import_onnx
 
-    text = import_onnx(onnx_models.resnet50(size=32))
+    text = import_onnx(onnx_models.resnet50(size=32, classes=10, widths=(8, 16, 32, 64), blocks=(1, 1, 1, 1)))
     prog = _same_over_calls(text, "main", lambda: [_f32(1, 3, 32, 32)], calls=3)
     status = graph_status(prog.bef_program.function("main.cuda_graph"))
     assert status == {"calls": 1, "graphs": 1, "not_capturable": None}
