@@ -14,11 +14,12 @@ import pytest
 
 import cupy_standin
 from tfrt.kernels import cublas
+from gpu_fixture import gpu  # noqa: F401 - the fixture
 
 
 @pytest.fixture
 def cp(gpu):
-    """The ``gpu`` fixture (tests/compiler/conftest.py): the stand-in, or CuPy on a GPU."""
+    """The ``gpu`` fixture (tests/compiler/gpu_fixture.py): the stand-in, or CuPy on a GPU."""
     return gpu
 
 

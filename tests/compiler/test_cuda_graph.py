@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import tfrt.api
+from gpu_fixture import gpu  # noqa: F401 - the fixture
 from tfrt.kernels.tfrt_array_gpu import graph_status
 from tfrt.passes.compiler import compile_text_to_bef
 

@@ -33,6 +33,7 @@ from hypothesis import given
 
 import test_compile as programs
 import tfrt.api
+from gpu_fixture import gpu  # noqa: F401 - the fixture
 from test_differential import SETTINGS, dense_layers, elementwise_programs, int_loops, row_sums
 from tfrt.kernels import expr_cuda, tfrt_array
 from tfrt.passes.compiler import compile_text_to_bef
@@ -41,7 +42,7 @@ RNG = np.random.default_rng(0)
 ROOT = Path(__file__).resolve().parents[2]
 
 
-# Every test here runs on the stand-in and on CuPy (tests/compiler/conftest.py).
+# Every test here runs on the stand-in and on CuPy (tests/compiler/gpu_fixture.py).
 pytestmark = pytest.mark.usefixtures("gpu")
 
 

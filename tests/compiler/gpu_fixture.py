@@ -1,5 +1,7 @@
 """The ``gpu`` fixture of the GPU tests: the CuPy stand-in, and CuPy itself where a GPU is.
 
+A test module takes it with ``from gpu_fixture import gpu``.
+
 Each test that takes it runs twice: on ``tests/compiler/cupy_standin.py``
 (everywhere g++ is) and on real CuPy (skipped, with the reason, without one
 or without a CUDA device).  ``cupy`` is that module for the test, and the
