@@ -33,6 +33,7 @@ def _predict(url, rows):
         return r.status, json.loads(r.read())
 
 
+@pytest.mark.slow  # a Ray cluster, two replicas, one killed: about 20 s
 def test_requests_keep_succeeding_when_a_replica_dies(tmp_path):
     import ray
     from ray.util.state import list_actors
