@@ -344,6 +344,12 @@ def matmul_chain(n: int, k: int = 16) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _per_kernel(times: dict, ns) -> dict:
+    """Microseconds per kernel: the slope of the median call time from N1 to N2 kernels."""
+    per = (times[ns[1]]["median_ms"] - times[ns[0]]["median_ms"]) / (ns[1] - ns[0]) * 1e3
+    return {"per_kernel_us": per, "calls": {str(n): t for n, t in times.items()}}
+
+
 def bench_launch() -> None:
     torch = Env.torch
     ns = (10, 40) if ARGS.smoke else (100, 400)
@@ -374,15 +380,8 @@ def bench_launch() -> None:
                         break
                     times[n] = public(r)
                 else:
-                    per = (
-                        (times[ns[1]]["median_ms"] - times[ns[0]]["median_ms"])
-                        / (ns[1] - ns[0])
-                        * 1e3
-                    )
-                    rec[label] = {
-                        "per_kernel_us": per,
-                        "calls": {str(n): t for n, t in times.items()},
-                    }
+                    rec[label] = _per_kernel(times, ns)
+                    per = rec[label]["per_kernel_us"]
                     log(
                         f"  launch {kind:12} {label:22} {per:8.1f} us/kernel  "
                         f"(N={ns[0]}: {times[ns[0]]['median_ms']:.2f} ms, N={ns[1]}: {times[ns[1]]['median_ms']:.2f} ms)"
@@ -410,16 +409,8 @@ def bench_launch() -> None:
 
                         fn = torch_graph(chain, xd)[0] if graph else chain
                         times[n] = steady(fn, 20, sync=torch_sync)
-                    per = (
-                        (times[ns[1]]["median_ms"] - times[ns[0]]["median_ms"])
-                        / (ns[1] - ns[0])
-                        * 1e3
-                    )
-                    rec[label] = {
-                        "per_kernel_us": per,
-                        "calls": {str(n): t for n, t in times.items()},
-                    }
-                    log(f"  launch {kind:12} {label:22} {per:8.1f} us/kernel")
+                    rec[label] = _per_kernel(times, ns)
+                    log(f"  launch {kind:12} {label:22} {rec[label]['per_kernel_us']:8.1f} us/kernel")
                 except Exception as exc:  # noqa: BLE001
                     rec[label] = {"error": error(f"launch {kind} {label}", exc)}
         save()

@@ -47,6 +47,7 @@ from xdsl.passes import ModulePass
 
 from tfrt.dialects.fastir import walk
 from tfrt.passes.lowering import make_op
+from tfrt.passes.place_devices import internal_functions
 
 SUFFIX = ".cuda_graph"
 # Ops a graph may hold: the array and scalar kernels, and calls of functions
@@ -63,12 +64,13 @@ class OutlineCudaGraphsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         functions = {f.sym_name.data: f for f in op.regions[0].blocks[0].ops
                      if isinstance(f, func.FuncOp) and f.body.blocks}  # fmt: skip
+        # Entry functions only: place-devices's internal ones (private, loop
+        # bodies) take and return device tensors, with no transfers to keep out.
+        internal = internal_functions(op, list(functions.values()))
         pure: dict[str, bool] = {}
         for name, fn in list(functions.items()):
-            private = fn.sym_visibility is not None and fn.sym_visibility.data == "private"
-            if private or name.endswith(SUFFIX) or not _replayable(fn, functions, pure):
-                continue
-            _outline(op, fn)
+            if name not in internal and _replayable(fn, functions, pure):
+                _outline(op, fn)
 
 
 def _replayable(fn, functions: dict, pure: dict[str, bool]) -> bool:
@@ -107,12 +109,9 @@ def _device_part(head: list, rest: list) -> list:
     call, their results becoming the graph's operands: a graph cannot replay
     a host-to-device copy."""
     device = {r for o in head for r in o.results}
-    inside: list = []
     chosen: set[int] = set()
     for o in rest:
-        operands = [v for n in walk(o) for v in n.operands]
-        if o.name == "tfrt_array.device_constant" or any(v in device for v in operands):
-            inside.append(o)
+        if o.name == "tfrt_array.device_constant" or any(v in device for n in walk(o) for v in n.operands):
             chosen.add(id(o))
             device.update(o.results)
     for o in reversed(rest):
@@ -148,17 +147,9 @@ def _outline(module: ModuleOp, fn) -> None:
             owner = owner.parent_op() if owner is not block else None
         return owner is not None and id(owner) in inside
 
-    inputs: list = []
-    for o in body:
-        for n in walk(o):
-            for v in n.operands:
-                if not defined_inside(v) and v not in inputs:
-                    inputs.append(v)
-    outputs: list = []
-    for o in body:
-        for r in o.results:
-            if any(id(u.operation) not in inside for u in r.uses) and r not in outputs:
-                outputs.append(r)
+    # In order of first use, each once.
+    inputs = list(dict.fromkeys(v for o in body for n in walk(o) for v in n.operands if not defined_inside(v)))
+    outputs = [r for o in body for r in o.results if any(id(u.operation) not in inside for u in r.uses)]
     if not outputs or not all(isinstance(v.type, TensorType) for v in outputs):
         return  # a scalar goes back to the host part: no graph for it
 
@@ -170,10 +161,11 @@ def _outline(module: ModuleOp, fn) -> None:
                 use.operation.operands[use.index] = arg
     call = make_op("tfrt_array.graph_call", list(inputs), [v.type for v in outputs],
                    {"callee": SymbolRefAttr(name)}, at=fn)  # fmt: skip
-    # After the body's place: every input is defined above it (an argument's
-    # transfer, a host op, a block argument), every use of an output below it.
-    last = max(ops.index(o) for o in rest)
-    block.insert_op_before(call, next(o for o in ops[last + 1 :] if id(o) in outside))
+    # After the last op that is not a result's transfer or the return: every
+    # input is defined above it (an argument's transfer, a host op, a block
+    # argument), every use of an output below it.
+    last = max(i for i, o in enumerate(ops) if id(o) not in outside)
+    block.insert_op_before(call, ops[last + 1])
     for o in body:
         o.detach()
         new_block.add_op(o)

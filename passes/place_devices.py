@@ -58,12 +58,12 @@ class PlaceDevicesPass(ModulePass):
             return
         device = self.device if index else "gpu:0"
         functions = [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
-        internal = _internal_functions(op, functions)
+        internal = internal_functions(op, functions)
         for fn in functions:
             _place(fn, device, internal)
 
 
-def _internal_functions(module: ModuleOp, functions: list) -> set[str]:
+def internal_functions(module: ModuleOp, functions: list) -> set[str]:
     """Functions that only this module calls, with tensors already on the
     device: private ones, and the loop bodies ``tfrt.while`` calls."""
     names = {f.sym_name.data for f in functions

@@ -760,28 +760,38 @@ def _operand(kernel, dt, pname, x):
     return np.asarray(x, dt)
 
 
-class ElementwiseKernel:
-    """cupy.ElementwiseKernel: ``kernel(*inputs[, out])`` with typed parameters."""
+class _Kernel:
+    """What both kernel kinds take: a valid name, concrete parameters, one output."""
 
-    def __init__(self, in_params, out_params, operation, name="kernel", reduce_dims=True, preamble="",
-                 no_return=False, return_tuple=False, **kwargs):  # fmt: skip
+    def _setup(self, name, in_params, out_params):
+        """Set the name and parameters; the C parameter list of the kernel function."""
         if not _VALID_NAME.match(name):
             raise ValueError(f'Invalid kernel name: "{name}"')
-        unknown = set(kwargs) - {"loop_prep", "after_loop", "options"}
-        if unknown:
-            raise TypeError(f"_get_elementwise_kernel() got an unexpected keyword argument {sorted(unknown)[0]!r}")
         self.name = name
         self.ins = _params(in_params, name)
         self.outs = _params(out_params, name)
         if len(self.outs) != 1:
-            # The compiler's fused kernels write one output.
+            # The compiler's kernels write one output.
             raise TypeError(f"{name}: the stand-in takes one output parameter, got {out_params!r}")
         self.nin, self.nout = len(self.ins), len(self.outs)
-        self.no_return = no_return
-        self.return_tuple = return_tuple
         out_dt, out_name = self.outs[0]
         params = [f"const {_C_TYPES[dt.name]}* _raw_{p}" for dt, p in self.ins]
         params.append(f"{_C_TYPES[out_dt.name]}* _raw_{out_name}")
+        return params
+
+
+class ElementwiseKernel(_Kernel):
+    """cupy.ElementwiseKernel: ``kernel(*inputs[, out])`` with typed parameters."""
+
+    def __init__(self, in_params, out_params, operation, name="kernel", reduce_dims=True, preamble="",
+                 no_return=False, return_tuple=False, **kwargs):  # fmt: skip
+        params = self._setup(name, in_params, out_params)
+        unknown = set(kwargs) - {"loop_prep", "after_loop", "options"}
+        if unknown:
+            raise TypeError(f"_get_elementwise_kernel() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+        self.no_return = no_return
+        self.return_tuple = return_tuple
+        out_dt, out_name = self.outs[0]
         body = [f"    const {_C_TYPES[dt.name]} &{p} = _raw_{p}[i];" for dt, p in self.ins]
         body.append(f"    {_C_TYPES[out_dt.name]} &{out_name} = _raw_{out_name}[i];")
         self.source = "".join([
@@ -845,24 +855,15 @@ def _check_overlap(kernel, pname, x, out):
                            "CuPy's ElementwiseKernel does not copy it (a race on a GPU)")  # fmt: skip
 
 
-class ReductionKernel:
+class ReductionKernel(_Kernel):
     """cupy.ReductionKernel: ``kernel(*inputs, axis=None, keepdims=False, out=None)``."""
 
     def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
                  name="reduce_kernel", reduce_type=None, reduce_dims=True, preamble="", options=()):  # fmt: skip
-        if not _VALID_NAME.match(name):
-            raise ValueError(f'Invalid kernel name: "{name}"')
-        self.name = name
-        self.ins = _params(in_params, name)
-        self.outs = _params(out_params, name)
-        if len(self.outs) != 1:
-            raise TypeError(f"{name}: the stand-in takes one output parameter, got {out_params!r}")
-        self.nin, self.nout = len(self.ins), len(self.outs)
+        params = self._setup(name, in_params, out_params)
         self.identity = "" if identity is None else str(identity)
         out_dt, out_name = self.outs[0]
         rtype = reduce_type if reduce_type is not None else _C_TYPES[out_dt.name]
-        params = [f"const {_C_TYPES[dt.name]}* _raw_{p}" for dt, p in self.ins]
-        params.append(f"{_C_TYPES[out_dt.name]}* _raw_{out_name}")
         reads = "\n".join(f"      const {_C_TYPES[dt.name]} &{p} = _raw_{p}[_o * _inner + _j];" for dt, p in self.ins)
         self.source = "".join([
             _PREPENDED, _type_decls(self.ins + self.outs), preamble, "\n",

@@ -256,3 +256,14 @@ func.func @f(%x: tensor<0x3xf32>, %y: tensor<3xf32>) -> (tensor<0x3xf32>, tensor
 """
     prog = _same_over_calls(text, "f", lambda: [_f32(0, 3), _f32(3)], calls=4, exact=False)
     prog.close()
+
+
+def test_host_operands_key_graphs_by_value(gpu):
+    """A host operand (a scalar, or a host array) is baked into the launches
+    that read it: graphs are told apart by its value, device arrays by shape."""
+    from tfrt.kernels.tfrt_array_gpu import _key
+
+    a, b = np.zeros(3, np.float32), np.ones(3, np.float32)
+    assert _key([a]) != _key([b]) and _key([a]) == _key([a.copy()])
+    assert _key([np.float32(1)]) != _key([np.float32(2)])
+    assert _key([gpu.asarray(a)]) == _key([gpu.asarray(b)])

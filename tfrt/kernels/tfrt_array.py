@@ -17,6 +17,7 @@ The CuPy names used here are listed, with their signatures, in
 
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 from typing import Any
@@ -597,15 +598,12 @@ def gather(axis, x, indices):
     if xp is not np:
         # CuPy's take wraps an index that is out of range (it has no mode):
         # the indices are checked first, which waits for the device.
-        size = x.shape[int(axis) % x.ndim] if x.ndim else 1
-        ixp = _xp(indices)
-        bad = (indices < -size) | (indices >= size)
         ax = int(axis) % x.ndim if x.ndim else 0
-        rest = 1
-        for i, d in enumerate(x.shape):
-            rest *= d if i != ax else 1
+        size = x.shape[ax] if x.ndim else 1
+        bad = (indices < -size) | (indices >= size)
         # An empty result reads nothing, and numpy checks nothing then either.
-        if rest * indices.size and bool(ixp.any(bad)):
+        rest = math.prod(d for i, d in enumerate(x.shape) if i != ax)
+        if rest * indices.size and bool(_xp(indices).any(bad)):
             first = int(indices[bad].reshape(-1)[0])
             raise KernelError(f"tfrt_array.gather: index {first} is out of bounds for axis {axis} with size {size}")
     try:

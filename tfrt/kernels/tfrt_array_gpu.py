@@ -23,8 +23,8 @@ what a model costs; a graph launches the whole function at once:
    stream orders one replay's work before the next's; on a stream of its
    own a replay waits for its copies before it lets the next one in.
 
-A launch is recorded with its scalar operands baked in, so one graph is
-captured per distinct set of scalar operands (up to ``MAX_GRAPHS``; beyond
+A launch is recorded with its host operands (scalars) baked in, so one graph
+is captured per distinct set of host operands (up to ``MAX_GRAPHS``; beyond
 that, calls run uncaptured).  A body that cannot be captured, because a
 kernel waits on the device (a device value read on the host, a loop whose
 condition lives on the device), or it returns host values, is run as it is
@@ -41,7 +41,7 @@ import numpy as np
 
 from tfrt.async_value import AsyncValue
 from tfrt.kernels.registry import AsyncKernelFrame, kernel
-from tfrt.kernels.tfrt_array import CAPTURING, to_device
+from tfrt.kernels.tfrt_array import CAPTURING, _on_gpu, to_device
 
 # Calls of a function run as they are before the graph is captured.
 WARMUP_CALLS = 1
@@ -73,10 +73,6 @@ def device_constant(device):
         return value
 
     return run
-
-
-def _on_device(x: Any) -> bool:
-    return type(x) is not np.ndarray and hasattr(x, "__cuda_array_interface__")
 
 
 class NotCapturable(Exception):
@@ -123,11 +119,14 @@ class _GraphState:
 
 
 def _key(values: list) -> tuple:
-    """Arrays by shape and dtype (their contents are copied in); scalars by value."""
+    """Device arrays by shape and dtype (their contents are copied in); host
+    values, baked into the launches that use them, by value."""
     key = []
     for v in values:
-        if _on_device(v) or isinstance(v, np.ndarray):
+        if _on_gpu((v,)):
             key.append(("a", v.shape, str(v.dtype)))
+        elif isinstance(v, np.ndarray):
+            key.append(("h", v.shape, str(v.dtype), v.tobytes()))
         else:
             key.append(("s", type(v).__name__, repr(v)))
     return tuple(key)
@@ -135,7 +134,7 @@ def _key(values: list) -> tuple:
 
 def _capture(cp: Any, exec_ctx: Any, fn: Any, values: list) -> _Graph:
     """Record ``fn`` over fresh input buffers (see the module docstring)."""
-    inputs = [cp.empty_like(v) if _on_device(v) else None for v in values]
+    inputs = [cp.empty_like(v) if _on_gpu((v,)) else None for v in values]
     args = [AsyncValue.make_available(b if b is not None else v) for b, v in zip(inputs, values)]
     keep: list = []
     pool = cp.get_default_memory_pool()
@@ -167,7 +166,7 @@ def _capture(cp: Any, exec_ctx: Any, fn: Any, values: list) -> _Graph:
                 failure = f"result {i} was not ready when the body returned (work left on a queue)"
             elif r.is_error:
                 failure = f"result {i}: {r.error}"
-            elif not _on_device(r.value):
+            elif not _on_gpu((r.value,)):
                 failure = f"result {i} is a host value ({type(r.value).__name__}), not a device array"
             if failure:
                 break
@@ -190,7 +189,7 @@ def graph_call(frame: AsyncKernelFrame):
         state = fn._graph_state = _GraphState()
     args = frame.args
     values = [a.value for a in args]
-    if state.not_capturable is not None or getattr(CAPTURING, "on", False) or not any(_on_device(v) for v in values):
+    if state.not_capturable is not None or getattr(CAPTURING, "on", False) or not _on_gpu(values):
         # (Inside another graph's capture, a call of this function is part of it.)
         return fn.execute(frame.exec_ctx, args)
     import cupy as cp
