@@ -6,8 +6,8 @@ the CPU, cupy on a GPU), so placement is where the tensors are: with
 (``tfrt_array.to_device``), and so the tensors made from no tensor operand
 (splats, ``iota``, ``from_elements``) and the tensors a ``tfrt.call`` of a
 public function returns; a constant crosses once, with
-``tfrt_array.device_constant``, which keeps the device copy for later calls; every tensor kernel then runs
-there, and tensors the function returns come back with
+``tfrt_array.device_constant``, which keeps the device copy for later calls.
+Every tensor kernel then runs there, and tensors the function returns come back with
 ``tfrt_array.to_host``.  Private functions and the loop bodies of
 ``tfrt.while`` are only called from the module, with device tensors, and
 return them as they are.  Scalars stay on the host (``tensor.extract`` of a
@@ -111,12 +111,12 @@ def _place(fn, device: str, internal: set[str]) -> None:
                     inner.operands[i] = back.results[0]
 
 
+TRANSFERS = frozenset({"tfrt_array.to_device", "tfrt_array.device_constant", "tfrt_array.to_host"})
+
+
 def _is_tensor_kernel(op) -> bool:
     """A ``tfrt_array`` kernel other than the transfers themselves."""
     return op.name.startswith("tfrt_array.") and op.name not in TRANSFERS
-
-
-TRANSFERS = frozenset({"tfrt_array.to_device", "tfrt_array.device_constant", "tfrt_array.to_host"})
 
 
 def _makes_host_tensors(op, internal: set[str]) -> bool:

@@ -1062,21 +1062,30 @@ class Importer:
     def op_AveragePool(self, node, a):  # noqa: N802
         return self._pool(node, a, "sum")
 
-    def _mean(self, x: Value, axes) -> Value:
-        """The mean over ``axes`` (dropped), in ``x``'s type.  f16 sums in f32,
-        as onnxruntime does: a sum of f16 values overflows (to inf, then NaN)
-        long before their mean does."""
-        count = float(np.prod([x.shape[i] for i in axes]))
+    def _widened(self, x: Value) -> Value:
+        """``x`` in f32 where it is f16 (sums and variances are taken in f32,
+        as onnxruntime takes them); ``x`` itself otherwise."""
         if x.dtype != np.float16:
-            s = self.em.reduce(x, axes, "sum")
-            return self.em.elementwise([s], s.shape, s.dtype, lambda args, el: [
-                f"%c = arith.constant {_float(1.0 / count)} : {el}", f"%r = arith.mulf {args[0]}, %c : {el}"])  # fmt: skip
-        wide = self.em.elementwise([x], x.shape, np.dtype(np.float32),
+            return x
+        return self.em.elementwise([x], x.shape, np.dtype(np.float32),
                                    lambda args, el: [f"%r = arith.extf {args[0]} : f16 to f32"])  # fmt: skip
-        s = self.em.reduce(wide, axes, "sum")
-        return self.em.elementwise([s], s.shape, x.dtype, lambda args, el: [
-            f"%c = arith.constant {_float(1.0 / count)} : f32", f"%m = arith.mulf {args[0]}, %c : f32",
-            f"%r = arith.truncf %m : f32 to {el}"])  # fmt: skip
+
+    def _mean(self, x: Value, axes) -> Value:
+        """The mean over ``axes`` (dropped), in ``x``'s type.  f16 sums in f32
+        and rounds once: a sum of f16 values overflows (to inf, then NaN) long
+        before their mean does."""
+        count = float(np.prod([x.shape[i] for i in axes]))
+        s = self.em.reduce(self._widened(x), axes, "sum")
+        w = _elem(s.dtype)
+
+        def body(args, el):
+            lines = [f"%c = arith.constant {_float(1.0 / count)} : {w}", f"%r = arith.mulf {args[0]}, %c : {w}"]
+            if w != el:
+                lines[-1] = lines[-1].replace("%r =", "%m =", 1)
+                lines.append(f"%r = arith.truncf %m : {w} to {el}")
+            return lines
+
+        return self.em.elementwise([s], s.shape, x.dtype, body)
 
     def op_GlobalAveragePool(self, node, a):  # noqa: N802
         x = self.value_any(node.input[0], node)
@@ -1111,10 +1120,8 @@ class Importer:
         axis = a.get("axis", -1) % len(x.shape)
         eps = float(a.get("epsilon", 1e-5))
         axes = list(range(axis, len(x.shape)))
-        wide = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
-        w = _elem(wide)
-        xw = x if wide == x.dtype else self.em.elementwise(
-            [x], x.shape, wide, lambda args, el: [f"%r = arith.extf {args[0]} : {_elem(x.dtype)} to {el}"])  # fmt: skip
+        xw = self._widened(x)
+        wide, w = xw.dtype, _elem(xw.dtype)
         mean = self.em.expand(self._mean(xw, axes), axes, len(x.shape))
         cen = self.em.elementwise([xw, mean], x.shape, wide, lambda args, el: [
             f"%r = arith.subf {args[0]}, {args[1]} : {el}"])  # fmt: skip
