@@ -185,6 +185,7 @@ def modules(draw) -> str:
     return "\n".join(functions)
 
 
+@pytest.mark.slow  # a fuzz run: pytest -m slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(modules(), st.booleans())
 def test_round_trip_generated_modules(text, optional_sections):

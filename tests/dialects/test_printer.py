@@ -623,6 +623,7 @@ def _random_module(draw) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow  # a fuzz run: pytest -m slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_random_module())
 def test_random_modules_print_to_a_fixed_point(text):

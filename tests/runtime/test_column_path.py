@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -167,6 +168,7 @@ def programs(draw):
     return "\n".join(lines).replace("{results}", ", ".join(["!t.obj"] * len(returned))) + "\n"
 
 
+@pytest.mark.slow  # a fuzz run: pytest -m slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_column_path_matches_the_interpreter(text):
