@@ -20,6 +20,12 @@
   then ``tfrt_array.reduce`` over the reduction dimensions, or one
   ``tfrt_array.einsum`` when ``f`` is a product of two inputs and ``combine``
   an addition.
+* Anything else — indexing maps that are not projected permutations
+  (strided and dilated windows), reductions whose body reads the accumulator
+  in other ways (argmax, Welford), several results, ``tensor.extract`` in the
+  body — becomes one ``tfrt_array.generic`` (``passes/linalg_generic.py``),
+  which runs the body as linalg defines it: a valid op is never refused for
+  the shape of its body or maps.
 
 Example::
 
@@ -41,7 +47,9 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 
+from tfrt.diagnostics import DiagnosticError
 from tfrt.dialects.fastir import canon, walk
+from tfrt.passes.linalg_generic import lower_generic
 from tfrt.passes.lowering import (
     EXPR_OPS,
     cannot_lower,
@@ -299,7 +307,17 @@ class _Exprs(dict):
 
 
 def _lower_structured(op: Operation, b: _Builder) -> list[SSAValue]:
-    """linalg.generic and the named ops given by maps and a body."""
+    """linalg.generic and the named ops given by maps and a body: the fast
+    patterns below, else the general ``tfrt_array.generic``
+    (``passes/linalg_generic.py``), which runs any valid body and maps."""
+    try:
+        return _lower_patterns(op, b)
+    except DiagnosticError:
+        del b.ops[:]
+        return lower_generic(op, b, _maps(op), _iterators(op))
+
+
+def _lower_patterns(op: Operation, b: _Builder) -> list[SSAValue]:
     ins, outs = b.ins, b.outs
     for v in (*ins, *outs):
         check_value_type(op, v.type)

@@ -277,15 +277,14 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
         ("i128", "%r = arith.constant 1 : i128", "'arith.constant' op cannot be lowered: unsupported type i128"),
         ("tensor<2xf32>", "%r = arith.constant dense_resource<__elided__> : tensor<2xf32>",
          "cannot be lowered: dense_resource<__elided__> has no blob in the file's dialect_resources section"),
-        # a table read at (k, index_cast(id)): not a gather, and no elementwise kernel reads a table
+        # an op of another dialect in a linalg body: no kernel, no general lowering
         ("tensor<2x4xf32>",
-         "%t = arith.constant dense<1.0> : tensor<4x5xf32>\n  %ids = arith.constant dense<[1, 2]> : tensor<2xi64>\n"
+         "%ids = arith.constant dense<[1, 2]> : tensor<2xi64>\n"
          "  %e = tensor.empty() : tensor<2x4xf32>\n"
          "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], "
          'iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<2xi64>) outs(%e : tensor<2x4xf32>) {\n'
-         "  ^bb0(%i: i64, %o: f32):\n    %ix = arith.index_cast %i : i64 to index\n    %k = linalg.index 1 : index\n"
-         "    %v = tensor.extract %t[%k, %ix] : tensor<4x5xf32>\n    linalg.yield %v : f32\n  } -> tensor<2x4xf32>",
-         "'linalg.generic' op cannot be lowered: its body holds 'tensor.extract', which has no elementwise kernel"),
+         '  ^bb0(%i: i64, %o: f32):\n    %v = "mylib.f"(%i) : (i64) -> f32\n    linalg.yield %v : f32\n  } -> tensor<2x4xf32>',
+         "'linalg.generic' op cannot be lowered: its body holds 'mylib.f', which has no elementwise equivalent"),
     ],
 )
 def test_what_cannot_be_compiled_is_reported_at_the_op(tmp_path, rtype, body, message):
