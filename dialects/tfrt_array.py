@@ -382,5 +382,46 @@ class GraphCallOp(RuntimeOp):
             raise VerifyException("result types do not match the callee's")
 
 
+@runtime_op
+class GenericOp(RuntimeOp):
+    """Runs a ``linalg.generic`` that no faster kernel matches, exactly as linalg
+    defines it: operands gathered through their indexing maps, the body
+    vectorized over the parallel loops and, unless every result is an
+    associative combination (``kinds``), stepped through the reduction loops in
+    order.  ``lower-linalg`` makes it; the attributes are described in
+    ``tfrt/kernels/array_generic.py``.
+
+        %m, %i = tfrt_array.generic %x, %m0, %i0 {body = "t0 = gt(a0, a1) : in0, acc0\n...",
+               iterators = "r", kinds = ",", maps = "d0;;", n_inputs = 1, ranges = [8],
+               yields = "t2,t3"} : (tensor<8xf32>, tensor<f32>, tensor<i64>) -> (tensor<f32>, tensor<i64>)
+    """
+
+    name = "tfrt_array.generic"
+    inputs = var_operand_def()
+    outputs = var_result_def()
+    body = prop_def(StringAttr)
+    iterators = prop_def(StringAttr)
+    kinds = prop_def(StringAttr)
+    maps = prop_def(StringAttr)
+    n_inputs = prop_def(IntegerAttr[I64])
+    ranges = prop_def(ArrayAttr[IntegerAttr[I64]])
+    yields = prop_def(StringAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$inputs attr-dict `:` functional-type($inputs, $outputs)"
+
+    def verify_(self) -> None:
+        n_in = self.n_inputs.value.data
+        yields = [y for y in self.yields.data.split(",") if y] if self.yields.data else []
+        if len(yields) != len(self.results):
+            raise VerifyException(f"yields {len(yields)} value(s) but has {len(self.results)} result(s)")
+        if n_in < 0 or n_in + len(self.results) > len(self.operands):
+            raise VerifyException("n_inputs and the results leave too few operands for the outputs")
+        for j, r in enumerate(self.results):
+            if self.operands[n_in + j].type != r.type:
+                raise VerifyException(f"result {j} has type {r.type} but its output operand {self.operands[n_in + j].type}")
+        if len(self.iterators.data) != len(self.ranges.data):
+            raise VerifyException("one iterator per loop range is required")
+
+
 TFRT_ARRAY_OPS = ops_of_module(globals(), __name__)
 TFRT_ARRAY = RuntimeDialect("tfrt_array", TFRT_ARRAY_OPS, [])

@@ -112,6 +112,6 @@ def test_op_counts():
         "tfrt_test": 12,
         "ts": 18,
         "ts_sync": 5,
-        "tfrt_array": 23,
+        "tfrt_array": 24,
         "tfrt_scalar": 10,
     }
