@@ -37,6 +37,7 @@ RUNTIME_DIALECTS: dict[str, str] = {
     "corert_sync": "tfrt.dialects.corert_sync:CORERT_SYNC",
     "tfrt_array": "tfrt.dialects.tfrt_array:TFRT_ARRAY",
     "tfrt_scalar": "tfrt.dialects.tfrt_scalar:TFRT_SCALAR",
+    "tfrt_check": "tfrt.dialects.tfrt_check:TFRT_CHECK",
 }
 
 STANDARD_DIALECTS: dict[str, str] = {
@@ -50,6 +51,9 @@ STANDARD_DIALECTS: dict[str, str] = {
     "memref": "xdsl.dialects.memref:MemRef",
     "math": "xdsl.dialects.math:Math",
     "printf": "xdsl.dialects.printf:Printf",
+    # IREE's test dialects: the input of tfrt_check (docs/tfrt_check.md).
+    "check": "tfrt.dialects.iree_test:CHECK",
+    "util": "tfrt.dialects.iree_test:UTIL",
 }
 
 ENTRY_POINT_GROUP = "tfrt.dialects"

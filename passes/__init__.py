@@ -61,6 +61,10 @@ PASSES: dict[str, tuple[str, str]] = {
         "Report each op's stream (id, cost, parent, children) as remarks",
     ),
     # The compiler: high-level dialects -> kernel IR (docs/compiler.md).
+    "lower-check": (
+        "tfrt.passes.lower_check:LowerCheckPass",
+        "Lower IREE's check expectations and util barriers to tfrt_check kernels",
+    ),
     "lower-linalg": (
         "tfrt.passes.lower_linalg:LowerLinalgPass",
         "Lower linalg named ops and linalg.generic to tfrt_array kernels",

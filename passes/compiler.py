@@ -7,7 +7,7 @@ high-level dialects, so that ``bef_executor`` and ``tfrt.api.load`` know to
 compile a ``.mlir`` input before writing BEF.
 
     >>> default_pipeline("cpu", 0)
-    'lower-linalg,lower-tensor,lower-arith,lower-math,lower-printf,lower-scf,lower-func,place-devices{device=cpu},insert-chains'
+    'lower-check,lower-linalg,lower-tensor,lower-arith,lower-math,lower-printf,lower-scf,lower-func,place-devices{device=cpu},insert-chains'
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ if TYPE_CHECKING:
     from xdsl.ir import Operation
 
 # Ops of these dialects must be lowered before BEF can hold them.
-HIGH_LEVEL_DIALECTS = frozenset({"arith", "math", "scf", "tensor", "linalg", "printf"})
+HIGH_LEVEL_DIALECTS = frozenset({"arith", "math", "scf", "tensor", "linalg", "printf", "check", "util"})
 # func.func is the container kernel IR keeps; its calls and returns are lowered.
 HIGH_LEVEL_FUNC_OPS = frozenset({"func.call", "func.return"})
 
-LOWERING = ("lower-linalg", "lower-tensor", "lower-arith", "lower-math", "lower-printf", "lower-scf", "lower-func")
+LOWERING = ("lower-check", "lower-linalg", "lower-tensor", "lower-arith", "lower-math", "lower-printf", "lower-scf", "lower-func")
 DEVICES = ("cpu", "gpu")
 
 
@@ -69,7 +69,8 @@ def is_high_level(module: Operation) -> bool:
 
 # Dialects whose ops BEF can hold after compilation.
 KERNEL_DIALECTS = frozenset({"builtin", "func", "tfrt", "tfrt_array", "tfrt_scalar", "tfrt_tensor",
-                             "tfrt_dht", "tfrt_test", "corert", "ts", "btf", "coo", "tfrt_sht", "ht"})  # fmt: skip
+                             "tfrt_dht", "tfrt_test", "corert", "ts", "btf", "coo", "tfrt_sht", "ht",
+                             "tfrt_check"})  # fmt: skip
 
 
 @contextmanager

@@ -52,7 +52,8 @@ from tfrt.dialects.tfrt import ChainType
 from tfrt.passes.lowering import make_op
 
 #: Kernels that take a chain as operand 0 and return the next chain as result 0.
-EFFECTS = frozenset({"tfrt_scalar.print"})
+EFFECTS = frozenset({"tfrt_scalar.print", "tfrt_check.expect_true", "tfrt_check.expect_false",
+                     "tfrt_check.expect_all_true", "tfrt_check.expect_eq", "tfrt_check.expect_almost_eq"})
 _REGION_OPS = frozenset({"tfrt.if", "tfrt.repeat.i32"})
 _TERMINATORS = frozenset({"tfrt.return", "func.return"})
 
