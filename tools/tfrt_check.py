@@ -100,7 +100,10 @@ def _read(path: str) -> tuple[str, bytes]:
 # ---------------------------------------------------------------------------
 # MLIR: parse, cutting out the functions that do not parse
 
-_SYMBOL_OP = re.compile(r"\s*(?:[\w$]+\.)*(?P<op>[\w$]+)\s+(?:(?P<vis>public|private|nested)\s+)?@(?P<name>\"[^\"]*\"|[\w$.\-]+)")
+_SYMBOL_OP = re.compile(
+    r"\s*(?:[\w$]+\.)*(?P<op>[\w$]+)\s+(?:(?P<vis>public|private|nested)\s+)?"
+    r"@(?P<name>\"[^\"]*\"|[\w$.\-]+)(?P<noargs>\s*\(\s*\))?"
+)
 
 
 @dataclass
@@ -112,6 +115,7 @@ class _Chunk:
     symbol: str | None = None
     is_function: bool = False
     private: bool = False
+    takes_arguments: bool = True
 
 
 def top_level_ops(text: str) -> list[_Chunk]:
@@ -132,6 +136,7 @@ def top_level_ops(text: str) -> list[_Chunk]:
                 chunk.symbol = m.group("name").strip('"')
                 chunk.is_function = m.group("op") == "func"
                 chunk.private = m.group("vis") == "private"
+                chunk.takes_arguments = m.group("noargs") is None
             chunks.append(chunk)
         i = 0
         while i < len(line):
@@ -171,7 +176,9 @@ def parse_isolating(text: str, filename: str) -> tuple[Any, dict[str, tuple[_Chu
     cut: dict[str, tuple[_Chunk, DiagnosticError]] = {}
     while True:
         try:
-            return parse_module(text, filename, allow_unregistered=True), cut
+            # Verified op by op afterwards: a function that does not verify
+            # fails alone too.
+            return parse_module(text, filename, allow_unregistered=True, verify=False), cut
         except DiagnosticError as e:
             loc = e.diagnostics[0].loc if e.diagnostics else None
             chunk = None
@@ -279,6 +286,46 @@ def _error_text(e: BaseException, sources: SourceManager) -> str:
     return f"error: {type(e).__name__}: {e}"
 
 
+def _symbol_name(op: Any) -> str | None:
+    name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+    return getattr(name, "data", None)
+
+
+def _verify_isolating(module: Any, sources: SourceManager) -> dict[str, str]:
+    """Verify each top-level op; one that fails is erased, and its error kept
+    by symbol name.  Raises when the op names no symbol."""
+    from tfrt.dialects.syntax import verify_module
+
+    bad: dict[str, str] = {}
+    for op in list(module.body.ops):
+        try:
+            verify_module(op)
+        except DiagnosticError as e:
+            name = _symbol_name(op)
+            if name is None:
+                raise
+            bad[name] = _error_text(e, sources)
+            module.body.block.detach_op(op)
+            op.erase(safe_erase=False)
+    return bad
+
+
+def references(module: Any, root: str) -> set[str]:
+    """Every symbol name ``root`` references, directly or through the
+    functions it references (names the module lacks included)."""
+    table = _symbols(module)
+    seen: set[str] = set()
+    todo = [root]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in table:
+            todo.extend(_symbol_refs(table[name]) - seen)
+    return seen
+
+
 def tests_from_mlir(filename: str, text: str, opts: Options, sources: SourceManager,
                     note: Callable[[str], None]) -> list[Test]:  # fmt: skip
     """The selected tests of MLIR ``text``, compiled and loaded (or failed)."""
@@ -297,27 +344,26 @@ def tests_from_mlir(filename: str, text: str, opts: Options, sources: SourceMana
             if opts.verbose:
                 note(f"{name}: not a test (it takes arguments)")
             continue
-        loc = getattr(op.location, "line", None) if op.location is not None else None
-        tests.append(Test(name, int(loc.data) if hasattr(loc, "data") else 0))
-    # Functions cut out: public ones are tests that fail; a helper's error
-    # fails the tests whose text names it.
-    for name, (chunk, error) in cut.items():
-        message = _error_text(error, sources)
-        if chunk.is_function and not chunk.private:
-            tests.append(Test(name, chunk.first, [message]))
-    lines_of = {name: chunk for name, (chunk, _) in cut.items()}
-    tests.sort(key=lambda t: (t.line or lines_of.get(t.name, _Chunk(0, 0)).first))
+        tests.append(Test(name, _line(op)))
+    # What each test uses, before the ops that do not verify are dropped.
+    uses = {t.name: references(module, t.name) for t in tests}
+    broken = {name: _error_text(error, sources) for name, (_, error) in cut.items()}
+    broken.update(_verify_isolating(module, sources))
+    # Public functions cut out or not verifying are tests that fail with
+    # their error; the others' errors fail the tests that use them.
+    for name, (chunk, _) in cut.items():
+        if chunk.is_function and not chunk.private and not chunk.takes_arguments:
+            tests.append(Test(name, chunk.first, [broken[name]]))
+    tests.sort(key=lambda t: t.line)
     tests = [t for t in tests if _selected(t.name, opts.filters)]
-    helpers = {n: (c, e) for n, (c, e) in cut.items() if not (c.is_function and not c.private)}
-    if helpers:
-        text_lines = text.split("\n")
-        for t in tests:
-            if t.errors:
-                continue
-            body = _function_text(module, t.name, text_lines)
-            for name, (_, error) in helpers.items():
-                if re.search(rf"@\"?{re.escape(name)}\b", body):
-                    t.errors.append(f"{_error_text(error, sources)}\nnote: '{t.name}' uses '@{name}', which did not parse")
+    for t in tests:
+        if t.errors:
+            continue
+        # A broken function the test uses (its own errors may only follow from that one).
+        for name in sorted(uses.get(t.name, {t.name}) & set(broken) - {t.name}):
+            t.errors.append(f"{broken[name]}\nnote: '{t.name}' uses '@{name}', which is not valid")
+        if not t.errors and t.name in broken:
+            t.errors.append(broken[t.name])
     runnable = [t for t in tests if not t.errors]
     if not runnable:
         return tests
@@ -339,24 +385,14 @@ def tests_from_mlir(filename: str, text: str, opts: Options, sources: SourceMana
     return tests
 
 
+def _line(op: Any) -> int:
+    line = getattr(op.location, "line", None) if op.location is not None else None
+    return int(line.data) if hasattr(line, "data") else 0
+
+
 def _first_line(e: BaseException) -> str:
     text = str(e).strip()
     return text.splitlines()[0] if text else type(e).__name__
-
-
-def _function_text(module: Any, name: str, lines: list[str]) -> str:
-    """The source text of function ``name`` (from its line to the next top-level op)."""
-    ops = list(module.body.ops)
-    starts = []
-    for op in ops:
-        line = getattr(op.location, "line", None) if op.location is not None else None
-        starts.append(int(line.data) if hasattr(line, "data") else 0)
-    for i, op in enumerate(ops):
-        sym = op.properties.get("sym_name") or op.attributes.get("sym_name")
-        if sym is not None and sym.data == name and starts[i]:
-            end = next((s for s in starts[i + 1:] if s > starts[i]), len(lines) + 1)
-            return "\n".join(lines[starts[i] - 1 : end - 1])
-    return ""
 
 
 def tests_from_bef(filename: str, data: bytes, opts: Options, note: Callable[[str], None]) -> list[Test]:
@@ -508,6 +544,14 @@ def _run(argv: list[str]) -> int:
     except DiagnosticError as e:
         sys.stdout.flush()
         sys.stderr.write(e.render(sources))
+        return 1
+    except Exception as e:  # noqa: BLE001 - a bug here: a message, the traceback with -v
+        sys.stdout.flush()
+        sys.stderr.write(f"{PROG}: internal error: {type(e).__name__}: {e}\n")
+        if args.verbose:
+            import traceback
+
+            traceback.print_exc()
         return 1
 
 

@@ -41,6 +41,7 @@ FLAGS = {
     # The compiler's kernel dialects: closed, every op and type is defined.
     "tfrt_array": (False, False),
     "tfrt_scalar": (False, False),
+    "tfrt_check": (False, False),
 }
 
 
@@ -114,4 +115,5 @@ def test_op_counts():
         "ts_sync": 5,
         "tfrt_array": 24,
         "tfrt_scalar": 10,
+        "tfrt_check": 6,
     }
