@@ -285,11 +285,12 @@ class UnfoldableConstantOp(RuntimeOp):
 
     def verify_types(self) -> None:
         value = self.properties.get("value")
-        if value is not None and hasattr(value, "get_type") and len(self.results) == 1:
-            if value.get_type() != self.results[0].type:
-                raise VerifyException(
-                    f"value of type '{value.get_type()}' does not match the result type '{self.results[0].type}'"
-                )
+        if not hasattr(value, "get_type") or len(self.results) != 1:
+            return
+        if value.get_type() != self.results[0].type:
+            raise VerifyException(
+                f"value of type '{value.get_type()}' does not match the result type '{self.results[0].type}'"
+            )
 
     # IREE prints `attr-dict $value`; an attribute dictionary after the value
     # keeps the grammar LALR(1) (a value may itself start with `{`).

@@ -47,7 +47,8 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from tfrt.diagnostics import Diagnostic, DiagnosticError, SourceLoc, SourceManager
 
@@ -69,6 +70,8 @@ class Test:
     errors: list[str] = field(default_factory=list)
     #: The loaded program that holds the test's function (``tfrt.api.Program``).
     program: Any = None
+    #: Expectations the last run evaluated.
+    checked: int = 0
 
 
 @dataclass
@@ -464,7 +467,7 @@ def run_test(test: Test, sources: SourceManager | None) -> Outcome:
         if info is None or info.message not in messages:
             output.append(f"error: {type(error).__name__}: {error}" if info is None else f"error: {error}")
     passed = not output
-    test.checked = failures.checked - checked_before  # type: ignore[attr-defined]
+    test.checked = failures.checked - checked_before
     return Outcome(test.name, passed, ms, output)
 
 
@@ -482,10 +485,10 @@ def run_tests(label: str, tests: list[Test], out: Any, sources: SourceManager | 
         outcome = run_test(t, sources)
         for line in outcome.output:
             say(line)
-        ms = int(round(outcome.ms))
+        ms = round(outcome.ms)
         if outcome.passed:
             if verbose:
-                say(f"  {_plural(getattr(t, 'checked', 0), 'expectation')} checked")
+                say(f"  {_plural(t.checked, 'expectation')} checked")
             say(f"[       OK ] {t.name} ({ms} ms)")
         else:
             say(f"[  FAILED  ] {t.name} ({ms} ms)")

@@ -127,16 +127,16 @@ FAILING = {
         %b = arith.constant dense<[1.0, 2.5]> : tensor<2xf32>
         check.expect_almost_eq(%a, %b, atol 0.25) : tensor<2xf32>
         """,
-        "check.expect_almost_eq failed: 1 of 2 elements differ by more than atol + rtol * |expected| "
-        "(atol 0.25, rtol 0); the first at index [1]: computed 2.0, expected 2.5 (|difference| 0.5 > 0.25)",
+        ("check.expect_almost_eq failed: 1 of 2 elements differ by more than atol + rtol * |expected| "
+         "(atol 0.25, rtol 0); the first at index [1]: computed 2.0, expected 2.5 (|difference| 0.5 > 0.25)"),
     ),
     "expect_almost_eq_const": (
         """
         %a = util.unfoldable_constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
         check.expect_almost_eq_const(%a, dense<[1.0, 2.0, 3.1]> : tensor<3xf32>) : tensor<3xf32>
         """,
-        "check.expect_almost_eq failed: 1 of 3 elements differ by more than atol + rtol * |expected| "
-        "(atol 0.0001, rtol 0); the first at index [2]: computed 3.0, expected 3.1",
+        ("check.expect_almost_eq failed: 1 of 3 elements differ by more than atol + rtol * |expected| "
+         "(atol 0.0001, rtol 0); the first at index [2]: computed 3.0, expected 3.1"),
     ),
 }
 
@@ -271,6 +271,16 @@ def test_almost_eq_special_values(capsys, write, computed, expected, tolerances,
     assert code == (0 if passes else 1), out
 
 
+def test_special_value_messages():
+    from tfrt.kernels.tfrt_check import compare_almost_eq
+
+    inf = np.array([np.inf], np.float32)
+    message, _ = compare_almost_eq(np.array([1.0], np.float32), inf, 1.0, 0.0)
+    assert message.endswith("computed 1.0, expected inf (a value that is not finite is met only by itself)")
+    message, _ = compare_almost_eq(np.array([np.nan], np.float32), np.array([1.0], np.float32), 1.0, 0.0)
+    assert message.endswith("computed nan, expected 1.0 (NaN computed)")
+
+
 def test_eq_of_computed_nans(capsys, write):
     # The same NaN bits on both sides: equal, as IREE compares bytes.
     body = special("nan").format("a") + "\n" + "check.expect_eq(%a, %a) : tensor<1xf32>"
@@ -366,8 +376,8 @@ def test_gtest_output(capsys, write):
         "[ RUN      ] adds",
         "[       OK ] adds (N ms)",
         "[ RUN      ] subtracts",
-        f"{path}:11:3: error: check.expect_eq failed: 1 of 2 elements differ; the first at index [1]: "
-        "computed 0, expected 1",
+        (f"{path}:11:3: error: check.expect_eq failed: 1 of 2 elements differ; the first at index [1]: "
+         "computed 0, expected 1"),
         "  computed: tensor<2xi32> [0, 0]",
         "  expected: tensor<2xi32> [0, 1]",
         "[  FAILED  ] subtracts (N ms)",
@@ -557,7 +567,7 @@ def test_unknown_device(capsys, write):
 def test_console_script_reports_without_traceback(tmp_path):
     path = tmp_path / "bad.mlir"
     path.write_text("#map = affine_map<(d0) -> (d0)\n")
-    proc = subprocess.run([str(TFRT_CHECK), str(path)], capture_output=True, text=True)
+    proc = subprocess.run([str(TFRT_CHECK), str(path)], capture_output=True, text=True, check=False)
     assert proc.returncode == 1
     assert proc.stderr.startswith(f"{path}:") and "error:" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
@@ -694,7 +704,7 @@ def test_failures_outside_tfrt_check_go_to_stderr(write):
     body, message = FAILING["expect_true"]
     path = write(one_test(body))
     bef_executor = Path(sys.executable).parent / "bef_executor"
-    proc = subprocess.run([str(bef_executor), path], capture_output=True, text=True)
+    proc = subprocess.run([str(bef_executor), path], capture_output=True, text=True, check=False)
     assert f"{path}:3:3: error: {message}" in proc.stderr
 
 

@@ -208,11 +208,11 @@ def compare_eq(lhs: Any, rhs: Any) -> Mismatch | None:
         return None
     flat = np.flatnonzero(differ)
     i = int(flat[0])
-    return (
+    message = (
         f"{len(flat)} of {a.size} elements differ; the first at index {_index(i, a.shape)}: "
-        f"computed {format_scalar(a.reshape(-1)[i])}, expected {format_scalar(b.reshape(-1)[i])}",
-        _both(a, b),
+        f"computed {format_scalar(a.reshape(-1)[i])}, expected {format_scalar(b.reshape(-1)[i])}"
     )
+    return message, _both(a, b)
 
 
 def almost_equal(a: np.ndarray, b: np.ndarray, atol: float, rtol: float) -> np.ndarray:
@@ -238,15 +238,19 @@ def compare_almost_eq(lhs: Any, rhs: Any, atol: float, rtol: float) -> Mismatch 
     flat = np.flatnonzero(differ)
     i = int(flat[0])
     x, y = a.reshape(-1)[i], b.reshape(-1)[i]
-    with np.errstate(invalid="ignore", over="ignore"):
-        gap = abs(float(x) - float(y))
-        bound = atol + rtol * abs(float(y))
-    return (
+    if not np.isfinite(y):
+        why = "a value that is not finite is met only by itself"
+    elif np.isnan(x):
+        why = "NaN computed"
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):
+            why = f"|difference| {abs(float(x) - float(y)):.6g} > {atol + rtol * abs(float(y)):.6g}"
+    message = (
         f"{len(flat)} of {a.size} elements differ by more than atol + rtol * |expected| "
         f"(atol {atol:g}, rtol {rtol:g}); the first at index {_index(i, a.shape)}: "
-        f"computed {format_scalar(x)}, expected {format_scalar(y)} (|difference| {gap:.6g} > {bound:.6g})",
-        _both(a, b),
+        f"computed {format_scalar(x)}, expected {format_scalar(y)} ({why})"
     )
+    return message, _both(a, b)
 
 
 def _truth(v: Any) -> bool:
