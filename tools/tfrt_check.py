@@ -109,6 +109,9 @@ _SYMBOL_OP = re.compile(
 )
 
 
+_MODULE = re.compile(r"\s*(?:builtin\.)?module\b[^{]*\{\s*$")
+
+
 @dataclass
 class _Chunk:
     """A top-level op of the text: lines ``first..last`` (1-based, inclusive)."""
@@ -122,15 +125,22 @@ class _Chunk:
 
 
 def top_level_ops(text: str) -> list[_Chunk]:
-    """Split ``text`` into its top-level ops: each starts on a line that
-    begins outside any bracket (strings and ``//`` comments skipped)."""
+    """Split ``text`` into its top-level ops (those of its ``module { ... }``
+    when it has one): each starts on a line that begins outside any bracket
+    (strings and ``//`` comments skipped)."""
     lines = text.split("\n")
     chunks: list[_Chunk] = []
     depth = 0
     in_string = False
+    # Inside an explicit `module {` the ops one level down are the top-level ones.
+    top = 0
     for number, line in enumerate(lines, 1):
         stripped = line.strip()
-        if depth == 0 and not in_string and stripped and not stripped.startswith("//"):
+        if depth == 0 and not chunks and _MODULE.match(line):
+            top = 1
+        elif top and depth == top and stripped.startswith("}") and chunks:
+            chunks[-1].last = min(chunks[-1].last, number - 1)  # the module's own end
+        elif depth == top and not in_string and stripped and not stripped.startswith(("//", "}")):
             if chunks:
                 chunks[-1].last = number - 1
             chunk = _Chunk(number, len(lines))

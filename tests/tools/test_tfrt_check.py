@@ -736,3 +736,25 @@ def test_top_level_ops_split():
     """)
     chunks = [(c.first, c.last, c.symbol, c.is_function, c.private) for c in top_level_ops(text)]
     assert chunks == [(2, 2, None, False, False), (3, 7, "a", True, False), (8, 9, "b.c", True, True)]
+
+
+def test_isolation_inside_an_explicit_module(capsys, write):
+    path = write("""\
+        module {
+          func.func @good() {
+            %a = util.unfoldable_constant 1 : i32
+            check.expect_true(%a) : i32
+            return
+          }
+          func.func @bad() {
+            %a = mylib.make : i32
+            return
+          }
+        }
+    """)
+    code, out, _ = run(capsys, path)
+    assert code == 1
+    assert "[       OK ] good" in out
+    assert f"{path}:8:10: error: custom op 'mylib.make' is unknown" in out and "[  FAILED  ] bad" in out
+    chunks = [(c.first, c.last, c.symbol) for c in top_level_ops(open(path).read())]
+    assert chunks == [(2, 6, "good"), (7, 10, "bad")]
