@@ -23,9 +23,10 @@ would:
 * a function whose returned values became static returns them with their
   static types (its callers see the refined type through a cast).
 
-What stays dynamic (a size that comes from a function argument, or from
-``util.unfoldable_constant``, which the compiler must not look into) is
-refused later, at the op that needs it, with a located error.
+An ``index``-typed ``util.unfoldable_constant`` counts as a constant size
+here (and only here: the values a program computes from it are computed at
+run time).  What stays dynamic (a size that comes from a function argument)
+is refused later, at the op that needs it, with a located error.
 """
 
 from __future__ import annotations
@@ -79,6 +80,18 @@ def _index_constant(v: SSAValue) -> int | None:
     return None
 
 
+def _size_constant(v: SSAValue) -> int | None:
+    """A size the program fixes: an index constant, or an ``index``-typed
+    ``util.unfoldable_constant`` (its value is never folded into the data a
+    program computes, but a size must be known for the kernels' static shapes)."""
+    found = _index_constant(v)
+    if found is None and isinstance(v, OpResult) and v.op.name == "util.unfoldable_constant":
+        attr = v.op.properties.get("value")
+        if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
+            return int(attr.value.data)
+    return found
+
+
 def _static(t) -> bool:
     return isinstance(t, TensorType) and all(d >= 0 for d in t.get_shape())
 
@@ -127,7 +140,7 @@ def _specialize(op: Operation) -> None:
             erase_op(op)
         return
     if name in _FOLD and len(op.results) == 1 and isinstance(op.results[0].type, IndexType):
-        a, b = (_index_constant(v) for v in op.operands)
+        a, b = (_size_constant(v) for v in op.operands)
         if a is not None and b is not None:
             value = _FOLD[name](a, b)
             if value is not None:
@@ -143,7 +156,7 @@ def _specialize(op: Operation) -> None:
     if name == "tensor.empty":
         t = op.results[0].type
         sizes = list(op.operands)
-        values = [_index_constant(v) for v in sizes]
+        values = [_size_constant(v) for v in sizes]
         if sizes and all(v is not None and v >= 0 for v in values):
             it = iter(values)
             shape = [d if d >= 0 else next(it) for d in t.get_shape()]

@@ -86,3 +86,16 @@ func.func @f(%n: index) -> tensor<?xf32> {
 }"""
     with pytest.raises(DiagnosticError, match="dynamic shapes are not supported"):
         tfrt.api.load(text)
+
+
+def test_an_unfoldable_index_constant_fixes_a_size():
+    text = """
+func.func @f() -> tensor<?x2xi32> {
+  %n = util.unfoldable_constant 3 : index
+  %e = tensor.empty(%n) : tensor<?x2xi32>
+  %v = util.unfoldable_constant 5 : i32
+  %f = linalg.fill ins(%v : i32) outs(%e : tensor<?x2xi32>) -> tensor<?x2xi32>
+  return %f : tensor<?x2xi32>
+}"""
+    got = tfrt.api.load(text).call("f")
+    np.testing.assert_array_equal(got, np.full((3, 2), 5, dtype=np.int32))
