@@ -279,3 +279,45 @@ def test_an_op_without_an_elementwise_equivalent_is_refused_at_the_op(tmp_path):
 }"""
     with pytest.raises(Exception, match=r"'linalg.generic' op cannot be lowered: its body holds 'mylib.f'"):
         tfrt.api.load(text)
+
+
+def test_a_sequential_reduction_to_one_element_over_two_loops():
+    # One parallel point: the scalar loop; linalg.index of both reduction loops.
+    rng = np.random.default_rng(3)
+    x = rng.integers(-50, 50, size=(5, 7)).astype(np.int32)
+    text = f"""
+func.func @f() -> (tensor<i32>, tensor<i64>) {{
+  %x = arith.constant dense<{dense(x)}> : tensor<5x7xi32>
+  %m0 = arith.constant dense<-2147483648> : tensor<i32>
+  %i0 = arith.constant dense<-1> : tensor<i64>
+  %r:2 = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>,
+                                          affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]}}
+      ins(%x : tensor<5x7xi32>) outs(%m0, %i0 : tensor<i32>, tensor<i64>) {{
+  ^bb0(%in: i32, %m: i32, %i: i64):
+    %a = linalg.index 0 : index
+    %b = linalg.index 1 : index
+    %c7 = arith.constant 7 : index
+    %row = arith.muli %a, %c7 : index
+    %flat = arith.addi %row, %b : index
+    %k = arith.index_cast %flat : index to i64
+    %ge = arith.cmpi sge, %in, %m : i32
+    %nm = arith.select %ge, %in, %m : i32
+    %ni = arith.select %ge, %k, %i : i64
+    linalg.yield %nm, %ni : i32, i64
+  }} -> (tensor<i32>, tensor<i64>)
+  return %r#0, %r#1 : tensor<i32>, tensor<i64>
+}}"""
+    m, i = run(text)
+    flat = x.reshape(-1)
+    assert m == flat.max()
+    assert i == len(flat) - 1 - int(np.argmax(flat[::-1]))  # sge: the last of equal maxima
+
+
+def test_a_malformed_generic_body_in_bef_is_an_error_not_code():
+    from tfrt.kernels.array_generic import generic
+    from tfrt.kernels.registry import KernelError
+
+    with pytest.raises(KernelError, match="malformed body statement"):
+        generic("t0 = a0 : in0; import os", "r", "", "d0;", 1, np.array([3]), "t0")
+    with pytest.raises(KernelError, match="malformed yields"):
+        generic("t0 = a0 : in0", "r", "", "d0;", 1, np.array([3]), "t0;x")

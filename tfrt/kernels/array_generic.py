@@ -55,6 +55,7 @@ from __future__ import annotations
 import ast
 import itertools
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -145,8 +146,15 @@ def _parse_body(body: str) -> list[tuple[str, str, list[str]]]:
             expr, refs = rest.rsplit(":", 1)
         except ValueError:
             raise _fail(f"malformed body statement '{line}'") from None
-        stmts.append((lhs.strip(), expr.strip(), [r.strip() for r in refs.split(",") if r.strip()]))
+        name, refs_ = lhs.strip(), [r.strip() for r in refs.split(",") if r.strip()]
+        if not _STMT_NAME.fullmatch(name) or not all(_REF.fullmatch(r) for r in refs_):
+            raise _fail(f"malformed body statement '{line}' (names are t<N>; references in/acc/cap/idx/t<N> or #<int>)")
+        stmts.append((name, expr.strip(), refs_))
     return stmts
+
+
+_STMT_NAME = re.compile(r"t[0-9]+")
+_REF = re.compile(r"(?:in|acc|cap|idx|t)[0-9]+|#-?[0-9]+")
 
 
 def _evaluate(stmts, env: dict, xp) -> None:
@@ -199,6 +207,8 @@ def generic(body, iterators, kinds, maps, n_inputs, ranges, yields):
     if len(iterators) != n_dims or set(iterators) - {"p", "r"}:
         raise _fail(f"iterators '{iterators}' do not match the {n_dims} loops")
     yields_ = [y.strip() for y in yields.split(",")] if yields else []
+    if not all(_REF.fullmatch(y) for y in yields_):
+        raise _fail(f"malformed yields '{yields}'")
     n_out = len(yields_)
     kinds_ = kinds.split(",") if kinds else [""] * n_out
     if len(kinds_) != n_out or any(k and k not in _KINDS for k in kinds_):
@@ -325,39 +335,66 @@ def caps_are_tensors(caps) -> bool:
 
 def _sequential_scalars(stmts, gathered, accs, caps, yields, red_extents, red, par):
     """The reduction loops one point at a time on numpy scalars (one parallel
-    point): each statement compiled once for scalars (``compile_scalar``)."""
+    point): each statement compiled once for scalars (``compile_scalar``), the
+    loop itself generated as one Python function (no lookups per step)."""
     from tfrt.kernels.expr import compile_scalar
 
     full = (1,) * len(par) + tuple(red_extents)
+    n = math.prod(red_extents)
     flat = [np.broadcast_to(g, full).reshape(-1) for g in gathered]
+    acc_types = [a.dtype for a in accs]
+    # The first point through the interpreter: it fixes each statement's operand types.
     env: dict[str, Any] = {f"cap{k}": c for k, c in enumerate(caps)}
     for j, a in enumerate(accs):
-        env[f"acc{j}"] = a.reshape(-1)[0]
-    fns: list[Any] = [None] * len(stmts)
-    acc_types = [a.dtype for a in accs]
-    n_in = len(flat)
-    for point_no, point in enumerate(itertools.product(*(range(e) for e in red_extents))):
-        for k in range(n_in):
-            env[f"in{k}"] = flat[k][point_no]
-        for d, p in zip(red, point):
-            env[f"idx{d}"] = np.int64(p)
-        for s_no, (name, expr, refs) in enumerate(stmts):
-            try:
-                args = [env[r] if r[:1] != "#" else np.int64(int(r[1:])) for r in refs]
-            except KeyError as exc:
-                raise _fail(f"statement '{name}' reads {exc.args[0]}, which is not defined before it") from None
-            if expr == "extract":
-                raise _fail("extract in the scalar path")  # pragma: no cover - callers keep tensors out
-            fn = fns[s_no]
-            if fn is None:
-                try:
-                    fn = fns[s_no] = compile_scalar(expr, tuple(type_name(np.asarray(a).dtype) for a in args))
-                except (ExprError, KeyError) as exc:
-                    raise _fail(f"statement '{name}': {exc}") from None
-            env[name] = fn(*args)
-        for j, y in enumerate(yields):
-            env[f"acc{j}"] = acc_types[j].type(_ref(env, y))
-    return [np.asarray(env[f"acc{j}"], dtype=acc_types[j]) for j in range(len(accs))]
+        env[f"acc{j}"] = acc_types[j].type(a.reshape(-1)[0])
+    for k, f in enumerate(flat):
+        env[f"in{k}"] = f[0]
+    for d in red:
+        env[f"idx{d}"] = np.int64(0)
+    fns = []
+    for name, expr, refs in stmts:
+        if expr == "extract":
+            raise _fail("extract in the scalar path")  # pragma: no cover - callers keep tensors out
+        try:
+            args = [env[r] if r[:1] != "#" else np.int64(int(r[1:])) for r in refs]
+        except KeyError as exc:
+            raise _fail(f"statement '{name}' reads {exc.args[0]}, which is not defined before it") from None
+        try:
+            fn = compile_scalar(expr, tuple(type_name(np.asarray(a).dtype) for a in args))
+        except (ExprError, KeyError) as exc:
+            raise _fail(f"statement '{name}': {exc}") from None
+        fns.append(fn)
+        env[name] = fn(*args)
+    for j, y in enumerate(yields):
+        env[f"acc{j}"] = acc_types[j].type(_ref(env, y))
+    if n == 1:
+        return [np.asarray(env[f"acc{j}"], dtype=acc_types[j]) for j in range(len(accs))]
+    # The remaining points: one generated loop.
+    strides = [math.prod(red_extents[i + 1 :]) for i in range(len(red_extents))]
+    lines = [f"def _loop({', '.join(f'acc{j}' for j in range(len(accs)))}):"]
+    lines.append(f"    for _p in range(1, {n}):")
+    for k in range(len(flat)):
+        lines.append(f"        in{k} = _in{k}[_p]")
+    for d, st, ext in zip(red, strides, red_extents):
+        lines.append(f"        idx{d} = _i64((_p // {st}) % {ext})")
+    for s_no, (name, _expr, refs) in enumerate(stmts):
+        args = ", ".join(r if r[:1] != "#" else f"_i64({int(r[1:])})" for r in refs)
+        lines.append(f"        {name} = _f{s_no}({args})")
+    new_accs = ", ".join(f"_T{j}({_py_ref(y)})" for j, y in enumerate(yields))
+    lines.append(f"        {', '.join(f'acc{j}' for j in range(len(accs)))}{',' if len(accs) == 1 else ''} = {new_accs}{',' if len(accs) == 1 else ''}")
+    lines.append(f"    return ({', '.join(f'acc{j}' for j in range(len(accs)))},)")
+    namespace: dict[str, Any] = {"_i64": np.int64}
+    namespace.update({f"_in{k}": f for k, f in enumerate(flat)})
+    namespace.update({f"cap{k}": c for k, c in enumerate(caps)})
+    namespace.update({f"_f{i}": f for i, f in enumerate(fns)})
+    namespace.update({f"_T{j}": t.type for j, t in enumerate(acc_types)})
+    exec(compile("\n".join(lines) + "\n", "<tfrt_array.generic loop>", "exec"), namespace)  # noqa: S102 - names checked
+    out = namespace["_loop"](*(env[f"acc{j}"] for j in range(len(accs))))
+    return [np.asarray(v, dtype=acc_types[j]) for j, v in enumerate(out)]
+
+
+def _py_ref(name: str) -> str:
+    return name if name[:1] != "#" else f"_i64({int(name[1:])})"
 
 
 def _ref(env, name):
