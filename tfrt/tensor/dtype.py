@@ -47,6 +47,24 @@ class DType(enum.IntEnum):
     QI8 = 21
     QI16 = 22
     QI32 = 23
+    # Past TFRT's enum (which ends at 23; 25-30 are BEF attribute codes):
+    # MLIR's small floats and sub-byte integers, stored one element per byte
+    # as ml_dtypes stores them (docs/bef_format.md, "Small element types").
+    F8E4M3FN = 32
+    F8E5M2 = 33
+    F8E4M3FNUZ = 34
+    F8E5M2FNUZ = 35
+    F8E4M3B11FNUZ = 36
+    F8E4M3 = 37
+    F8E3M4 = 38
+    F8E8M0FNU = 39
+    F4E2M1FN = 40
+    F6E2M3FN = 41
+    F6E3M2FN = 42
+    I2 = 43
+    I4 = 44
+    UI2 = 45
+    UI4 = 46
 
     @property
     def short_name(self) -> str:
@@ -67,7 +85,7 @@ class DType(enum.IntEnum):
 
     @property
     def is_float(self) -> bool:
-        return self in (DType.F16, DType.BF16, DType.F32, DType.F64)
+        return self in (DType.F16, DType.BF16, DType.F32, DType.F64) or self in SMALL_FLOATS
 
     @property
     def is_complex(self) -> bool:
@@ -105,6 +123,42 @@ _NAMES = {
     DType.QI8: "qi8",
     DType.QI16: "qi16",
     DType.QI32: "qi32",
+    DType.F8E4M3FN: "f8E4M3FN",
+    DType.F8E5M2: "f8E5M2",
+    DType.F8E4M3FNUZ: "f8E4M3FNUZ",
+    DType.F8E5M2FNUZ: "f8E5M2FNUZ",
+    DType.F8E4M3B11FNUZ: "f8E4M3B11FNUZ",
+    DType.F8E4M3: "f8E4M3",
+    DType.F8E3M4: "f8E3M4",
+    DType.F8E8M0FNU: "f8E8M0FNU",
+    DType.F4E2M1FN: "f4E2M1FN",
+    DType.F6E2M3FN: "f6E2M3FN",
+    DType.F6E3M2FN: "f6E3M2FN",
+    DType.I2: "i2",
+    DType.I4: "i4",
+    DType.UI2: "u2",
+    DType.UI4: "u4",
+}
+
+# The small float types, each as MLIR spells it -> its ml_dtypes type.
+SMALL_FLOATS: dict[DType, np.dtype] = {
+    DType.F8E4M3FN: np.dtype(ml_dtypes.float8_e4m3fn),
+    DType.F8E5M2: np.dtype(ml_dtypes.float8_e5m2),
+    DType.F8E4M3FNUZ: np.dtype(ml_dtypes.float8_e4m3fnuz),
+    DType.F8E5M2FNUZ: np.dtype(ml_dtypes.float8_e5m2fnuz),
+    DType.F8E4M3B11FNUZ: np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+    DType.F8E4M3: np.dtype(ml_dtypes.float8_e4m3),
+    DType.F8E3M4: np.dtype(ml_dtypes.float8_e3m4),
+    DType.F8E8M0FNU: np.dtype(ml_dtypes.float8_e8m0fnu),
+    DType.F4E2M1FN: np.dtype(ml_dtypes.float4_e2m1fn),
+    DType.F6E2M3FN: np.dtype(ml_dtypes.float6_e2m3fn),
+    DType.F6E3M2FN: np.dtype(ml_dtypes.float6_e3m2fn),
+}
+SUB_BYTE_INTS: dict[DType, np.dtype] = {
+    DType.I2: np.dtype(ml_dtypes.int2),
+    DType.I4: np.dtype(ml_dtypes.int4),
+    DType.UI2: np.dtype(ml_dtypes.uint2),
+    DType.UI4: np.dtype(ml_dtypes.uint4),
 }
 
 _NUMPY: dict[DType, np.dtype] = {
@@ -130,13 +184,15 @@ _NUMPY: dict[DType, np.dtype] = {
     DType.QI8: np.dtype(np.int8),
     DType.QI16: np.dtype(np.int16),
     DType.QI32: np.dtype(np.int32),
+    **SMALL_FLOATS,
+    **SUB_BYTE_INTS,
 }
 
 _INTEGERS = frozenset(
     {
         DType.UI8, DType.UI16, DType.UI32, DType.UI64, DType.I8, DType.I16,
         DType.I32, DType.I64, DType.QUI8, DType.QUI16, DType.QI8, DType.QI16,
-        DType.QI32,
+        DType.QI32, DType.I2, DType.I4, DType.UI2, DType.UI4,
     }
 )
 
@@ -175,6 +231,10 @@ _ALIASES.update(
         "uint16": DType.UI16,
         "uint32": DType.UI32,
         "uint64": DType.UI64,
+        "ui2": DType.UI2,
+        "ui4": DType.UI4,
+        **{dt.short_name.lower(): dt for dt in SMALL_FLOATS},
+        **{np.dtype(npdt).name: dt for dt, npdt in {**SMALL_FLOATS, **SUB_BYTE_INTS}.items()},
     }
 )
 
@@ -250,6 +310,9 @@ def format_value(dtype: DType, value) -> str:
         return _format_raw16("fp16", np.float16(value))
     if dtype == DType.BF16:
         return _format_raw16("bf16", ml_dtypes.bfloat16(value))
+    if dtype in SMALL_FLOATS:
+        # No TFRT form exists: the value, as f32 and f64 print.
+        return format_double(float(np.asarray(value, SMALL_FLOATS[dtype])))
     if dtype.is_complex:
         c = complex(value)
         return f"({format_double(c.real)},{format_double(c.imag)})"
@@ -263,6 +326,10 @@ def format_values(dtype: DType, flat: np.ndarray, limit: int | None = None) -> l
     items = flat if limit is None else flat[:limit]
     if dtype in (DType.F32, DType.F64):
         return [format_double(v) for v in items.tolist()]
+    if dtype in SUB_BYTE_INTS:
+        return [str(v) for v in items.astype(np.int64).tolist()]
+    if dtype in SMALL_FLOATS:
+        return [format_double(v) for v in items.astype(np.float64).tolist()]
     if dtype in _INTEGERS:
         return [str(v) for v in items.tolist()]
     return [format_value(dtype, v) for v in items]
