@@ -28,6 +28,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tfrt.kernels.expr import DTYPES as KERNEL_DTYPES
+from tfrt.tensor import small_types as st
 
 __all__ = [
     "DTYPES",
@@ -48,7 +49,11 @@ DTYPES: dict[str, np.dtype] = {
     **{f"ui{w}": np.dtype(f"uint{w}") for w in (8, 16, 32, 64)},
     "index": np.dtype(np.int64),
 }
-_NAMES = {dt: name for name, dt in DTYPES.items() if name != "index"}
+# dtype -> name: the first spelling (signless before si*, which share storage).
+_NAMES: dict[np.dtype, str] = {}
+for _name, _dt in DTYPES.items():
+    if _name != "index":
+        _NAMES.setdefault(_dt, _name)
 
 
 class ValueSpecError(ValueError):
@@ -72,7 +77,7 @@ class TensorType:
         return "tensor<" + "".join(f"{d}x" for d in self.shape) + self.element + ">"
 
 
-_TENSOR_RE = re.compile(r"^tensor<((?:\d+x)*)([a-z]+\d*)>$")
+_TENSOR_RE = re.compile(r"^tensor<((?:\d+x)*)([a-z]+\d*[A-Z0-9]*)>$")
 
 
 def parse_type(name: str) -> TensorType | str | None:
@@ -98,8 +103,8 @@ def _scalar_converter(name: str) -> Callable[[Any], Any]:
                 raise ValueSpecError(f"expected an i1 scalar, got an array of shape {v.shape}")
             return bool(v)
         return to_bool
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
+    if dt.kind in "iu" or st.is_integer(dt):
+        info = _int_range(dt)
 
         def to_int(v: Any) -> int:
             if isinstance(v, np.ndarray) and v.shape != ():
@@ -119,10 +124,13 @@ def _scalar_converter(name: str) -> Callable[[Any], Any]:
             return float(v)
         return to_f64
     scalar = dt.type
+    small = st.is_small_float(dt)
 
     def to_float(v: Any) -> Any:
         if isinstance(v, np.ndarray) and v.shape != ():
             raise ValueSpecError(f"expected an {name} scalar, got an array of shape {v.shape}")
+        if small and getattr(v, "dtype", None) != dt:
+            return st.convert(np.float64(v), dt)
         return scalar(v)
     return to_float
 
@@ -143,7 +151,8 @@ def _tensor_converter(tt: TensorType) -> Callable[[Any], Any]:
             if isinstance(v, np.ndarray) and not np.can_cast(a.dtype, dt, "same_kind"):
                 raise ValueSpecError(f"expected {tt}, got an array of {a.dtype} (numpy would not cast it to {dt})")
             try:
-                a = a.astype(dt)
+                # Small floats: rounded once (ml_dtypes rounds f64 twice).
+                a = st.convert(a, dt) if st.is_small_float(dt) else a.astype(dt)
             except (TypeError, ValueError) as exc:
                 raise ValueSpecError(f"expected {tt}: {exc}") from None
         if a.shape != shape:
@@ -168,7 +177,7 @@ def converter(type_name: str) -> Callable[[Any], Any] | None:
 # ---------------------------------------------------------------------------
 # --input parsing (iree-run-module's syntax).
 
-_SPEC_RE = re.compile(r"^((?:\d+x)*)([a-z]+\d*)$")
+_SPEC_RE = re.compile(r"^((?:\d+x)*)([a-z]+\d*[A-Z0-9]*)$")
 
 
 class NpyReader:
@@ -221,12 +230,12 @@ def _parse_number(text: str, dt: np.dtype) -> Any:
         if low in ("false", "0"):
             return False
         raise ValueSpecError(f"'{t}' is not an i1 value (0, 1, true, false)")
-    if dt.kind in "iu":
+    if st.is_integer(dt):
         try:
             v = int(t, 0)
         except ValueError:
             raise ValueSpecError(f"'{t}' is not an integer") from None
-        info = np.iinfo(dt)
+        info = _int_range(dt)
         if not info.min <= v <= info.max:
             raise ValueRangeError(f"{v} does not fit in {dtype_name(dt)}")
         return v
@@ -295,11 +304,22 @@ def _check(a: np.ndarray, want: Any, declared: str | None) -> Any:
         return a
     if a.shape != () or a.dtype != DTYPES[want]:
         raise ValueSpecError(f"the function takes {declared}, got {got}")
-    return a[()].item() if want in ("i1", "f64") or DTYPES[want].kind in "iu" else a[()]
+    if want in ("i1", "f64") or DTYPES[want].kind in "iu":
+        return a[()].item()
+    return int(a[()]) if st.is_integer(DTYPES[want]) else a[()]
 
 
 # ---------------------------------------------------------------------------
 # Printing (iree-run-module's buffer view format).
+
+
+def _int_range(dt: np.dtype) -> Any:
+    """``min``/``max`` of an integer type (ml_dtypes' i2/i4 included)."""
+    if dt.kind in "iu":
+        return np.iinfo(dt)
+    import ml_dtypes
+
+    return ml_dtypes.iinfo(dt)
 
 
 def _format_element(v: Any, kind: str) -> str:
@@ -321,6 +341,8 @@ def format_value(a: Any, max_elements: int = 1024) -> str:
         a = a.get()
     a = np.asarray(a)
     kind = a.dtype.kind
+    if kind not in "biuf" and st.is_integer(a.dtype):
+        kind = "i"  # i2/i4: printed as integers
     head = "".join(f"{d}x" for d in a.shape) + dtype_name(a.dtype)
     flat = a.reshape(-1)
     shown = min(flat.size, max_elements)

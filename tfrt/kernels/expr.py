@@ -37,6 +37,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from tfrt.tensor import small_types as st
+
 __all__ = ["ExprError", "FUNCTIONS", "check", "compile_array", "compile_scalar", "dtype_of"]
 
 _GEN_MODULE = "tfrt.kernels.expr_generated"
@@ -49,7 +51,11 @@ class ExprError(ValueError):
     """An expression outside the language, or applied to the wrong types."""
 
 
-# MLIR element type names -> numpy dtypes.
+# MLIR element type names -> numpy dtypes.  The small floats (bf16, f8*,
+# f6*, f4E2M1FN) and i2/i4 are ml_dtypes' types; arithmetic on them is
+# computed in f32 (i8) and rounded (wrapped) once per operation
+# (``tfrt.tensor.small_types``).  Signed and unsigned spellings (``si8``,
+# ``ui8``) are element types too; ``si8`` shares ``i8``'s storage.
 DTYPES: dict[str, np.dtype] = {
     "i1": np.dtype(np.bool_),
     "i8": np.dtype(np.int8),
@@ -59,15 +65,24 @@ DTYPES: dict[str, np.dtype] = {
     "f16": np.dtype(np.float16),
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
+    **st.FLOAT_TYPES,
+    "i2": st.INT_TYPES["i2"],
+    "i4": st.INT_TYPES["i4"],
+    **{f"ui{w}": np.dtype(f"uint{w}") for w in (8, 16, 32, 64)},
+    "ui2": st.INT_TYPES["ui2"],
+    "ui4": st.INT_TYPES["ui4"],
+    **{f"si{w}": np.dtype(f"int{w}") for w in (8, 16, 32, 64)},
+    "si2": st.INT_TYPES["i2"],
+    "si4": st.INT_TYPES["i4"],
 }
-_NAMES = {v: k for k, v in DTYPES.items()}
-_UNSIGNED = {
-    np.dtype(np.bool_): np.dtype(np.bool_),
-    np.dtype(np.int8): np.dtype(np.uint8),
-    np.dtype(np.int16): np.dtype(np.uint16),
-    np.dtype(np.int32): np.dtype(np.uint32),
-    np.dtype(np.int64): np.dtype(np.uint64),
-}
+# dtype -> name: the signless spelling wins.
+_NAMES: dict[np.dtype, str] = {}
+for _name, _dt in DTYPES.items():
+    _NAMES.setdefault(_dt, _name)
+_UNSIGNED = {np.dtype(np.bool_): np.dtype(np.bool_)}
+for _dt in DTYPES.values():
+    if st.is_integer(_dt) and _dt != np.bool_:
+        _UNSIGNED[_dt] = st.unsigned_of(_dt)
 
 
 def dtype_of(name: str) -> np.dtype:
@@ -209,9 +224,9 @@ def _infer(node: _Node, operand_dtypes: tuple[np.dtype, ...], expr: str) -> None
             raise ExprError(f"the condition of 'where' in '{expr}' must be i1, not {type_name(cond.dtype)}")
         node.dtype = common
     elif kind == "bool":
-        if node.fn in ("ult", "ule", "ugt", "uge") and common.kind not in "bi":
+        if node.fn in ("ult", "ule", "ugt", "uge") and not st.is_integer(common):
             raise ExprError(f"'{node.fn}' in '{expr}' needs integers, not {type_name(common)}")
-        if node.fn in ("ord", "uno", "isnan") and common.kind != "f":
+        if node.fn in ("ord", "uno", "isnan") and not st.is_float(common):
             raise ExprError(f"'{node.fn}' in '{expr}' needs floats, not {type_name(common)}")
         node.dtype = np.dtype(np.bool_)
     elif kind == "cast":
@@ -219,27 +234,33 @@ def _infer(node: _Node, operand_dtypes: tuple[np.dtype, ...], expr: str) -> None
         if src.dtype is None:
             _type_literal(src, np.dtype(np.float64) if isinstance(src.value, float) else np.dtype(np.int64), expr)
         target = DTYPES[node.fn.split("_", 1)[1]]
-        if node.fn.startswith("bitcast_") and src.dtype.itemsize != target.itemsize:
-            raise ExprError(f"'{node.fn}' in '{expr}' needs a {target.itemsize * 8}-bit operand")
+        if node.fn.startswith("bitcast_") and st.bit_width(src.dtype) != st.bit_width(target):
+            raise ExprError(f"'{node.fn}' in '{expr}' needs a {st.bit_width(target)}-bit operand")
         node.dtype = target
     else:
-        if kind == "float" and common.kind != "f":
+        if kind == "float" and not st.is_float(common):
             raise ExprError(f"'{node.fn}' in '{expr}' needs floats, not {type_name(common)}")
-        if kind == "int" and common.kind not in "bi":
+        if kind == "int" and not st.is_integer(common):
             raise ExprError(f"'{node.fn}' in '{expr}' needs integers, not {type_name(common)}")
         node.dtype = common
 
 
 def _type_literal(node: _Node, dtype: np.dtype, expr: str) -> None:
     v = node.value
-    if dtype.kind in "bi" and isinstance(v, float):
+    integer = st.is_integer(dtype)
+    if integer and isinstance(v, float):
         if not v.is_integer():
             raise ExprError(f"literal {v} in '{expr}' meets an integer ({type_name(dtype)}) operand")
         v = int(v)
-    if dtype.kind == "i":
-        info = np.iinfo(dtype)
-        v = (int(v) - info.min) % (1 << (8 * dtype.itemsize)) + info.min  # wraps, as arith.constant
-    node.value = dtype.type(v)
+    if integer and dtype != np.bool_:
+        # Wraps, as arith.constant does.
+        width = st.int_width(dtype)
+        low = 0 if st.is_unsigned(dtype) else -(1 << (width - 1))
+        v = (int(v) - low) % (1 << width) + low
+    if st.is_small_float(dtype):
+        node.value = st.convert(np.float64(v), dtype)  # rounded once (ml_dtypes rounds f64 twice)
+    else:
+        node.value = dtype.type(v)
     node.dtype = dtype
 
 
@@ -254,8 +275,13 @@ def _typed_tree(expr: str, operand_types: tuple[str, ...]) -> _Node:
 
 
 def check(expr: str, operand_types: tuple[str, ...]) -> str:
-    """Check ``expr`` over operands of these element types; its result type."""
-    return type_name(_typed_tree(expr, tuple(operand_types)).dtype)
+    """Check ``expr`` over operands of these element types; its result type
+    (spelled as the operand of that type is, so ``si8`` stays ``si8``)."""
+    dtype = _typed_tree(expr, tuple(operand_types)).dtype
+    for name in operand_types:
+        if DTYPES[name] == dtype:
+            return name
+    return type_name(dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -308,7 +334,7 @@ class _Gen:
             return self.const(node.value)
         if node.fn.startswith("cast_") and node.args[0].fn == "lit":
             # A cast literal (cast_f32(0.0)) is a constant of the target type.
-            return self.const(np.asarray(node.args[0].value).astype(node.dtype)[()])
+            return self.const(st.convert(np.asarray(node.args[0].value), node.dtype)[()])
         args = node.args
         # Operands other than the spine are computed first, into temporaries.
         spine = -1
@@ -345,23 +371,23 @@ class _Gen:
         if fn == "abs":  # |i1| is itself
             return self.finish(a[0], target)
         if fn == "div":
-            if dt.kind == "f":
+            if st.is_float(dt):
                 return f"xp.divide({a[0]}, {a[1]}{out})"
             return self.finish(f"_idiv(xp, {a[0]}, {a[1]})", target)
         if fn == "rem":
-            if dt.kind == "f":
+            if st.is_float(dt):
                 return f"xp.fmod({a[0]}, {a[1]}{out})"
             return self.finish(f"_irem(xp, {a[0]}, {a[1]})", target)
         if fn == "ceildiv":
             return self.finish(f"_ceildiv(xp, {a[0]}, {a[1]})", target)
         if fn in ("udiv", "urem", "umax", "umin", "ult", "ule", "ugt", "uge", "shru"):
-            u = self.const(_UNSIGNED[dt].type)
+            u = self.const(_UNSIGNED[dt])
             ufn = {"udiv": "floor_divide", "urem": "remainder", "umax": "maximum", "umin": "minimum",
                    "ult": "less", "ule": "less_equal", "ugt": "greater", "uge": "greater_equal",
                    "shru": "right_shift"}[fn]
             code = f"xp.{ufn}(_u({a[0]}, {u}), _u({a[1]}, {u}))"
             if node.dtype != np.bool_:
-                code = f"_cast({code}, {self.const(node.dtype.type)})"
+                code = f"_cast({code}, {self.const(node.dtype)})"
             return self.finish(code, target)
         if fn == "rsqrt":
             return self.finish(f"xp.reciprocal(xp.sqrt({a[0]}))", target)
@@ -382,10 +408,10 @@ class _Gen:
         if fn == "where":
             return self.finish(f"xp.where({a[0]}, {a[1]}, {a[2]})", target)
         if fn.startswith("cast_"):
-            return self.finish(f"_cast({a[0]}, {self.const(node.dtype.type)})", target)
+            return self.finish(f"_cast({a[0]}, {self.const(node.dtype)})", target)
         if fn.startswith("ucast_"):
             return self.finish(
-                f"_cast(_u({a[0]}, {self.const(_UNSIGNED[dt].type)}), {self.const(node.dtype.type)})", target
+                f"_cast(_u({a[0]}, {self.const(_UNSIGNED[dt])}), {self.const(node.dtype)})", target
             )
         if fn.startswith("bitcast_"):
             return self.finish(f"_bitcast(xp, {a[0]}, {self.const(node.dtype)})", target)
@@ -400,15 +426,21 @@ class _Gen:
 # Helpers the generated code calls.
 
 
-def _cast(x, scalar_type):
+def _cast(x, dtype):
+    if st.is_narrow(dtype) or st.is_narrow(getattr(x, "dtype", dtype)):
+        return st.convert(x, dtype)  # rounded once, with the type's overflow rules
     if hasattr(x, "astype"):
-        return x.astype(scalar_type)
-    return scalar_type(x)
+        return x.astype(dtype)
+    return dtype.type(x)
 
 
 def _u(x, utype):
-    # The same bits read as unsigned: astype wraps negative values.
-    return x.astype(utype) if hasattr(x, "astype") else utype(np.array(x).astype(utype))
+    # The same bits read as unsigned: astype wraps negative values.  i2/i4
+    # keep their bits in the low bits of a byte, as ui2/ui4 do (ml_dtypes
+    # has no cast between them).
+    if st.is_narrow(utype):
+        return x.view(utype) if getattr(x, "ndim", 0) else np.asarray(x).view(utype)[()]
+    return x.astype(utype) if hasattr(x, "astype") else np.array(x).astype(utype)[()]
 
 
 def _idiv(xp, a, b):
@@ -439,7 +471,7 @@ def _bitcast(xp, x, dtype):
 def _ctpop(xp, x):
     ux = x.astype(_UNSIGNED[np.dtype(x.dtype)]) if hasattr(x, "astype") else x
     count = xp.zeros_like(ux)
-    for _ in range(8 * np.dtype(x.dtype).itemsize):
+    for _ in range(st.int_width(x.dtype)):
         count = count + (ux & 1)
         ux = ux >> 1
     return count.astype(x.dtype)
@@ -471,10 +503,54 @@ _HELPERS = {"_cast": _cast, "_u": _u, "_idiv": _idiv, "_irem": _irem, "_ceildiv"
             "_ctpop": _ctpop, "_erf": _erf}
 
 
+# Integer operations that read their operands as unsigned.
+_UNSIGNED_OPS = frozenset({"udiv", "urem", "umax", "umin", "ult", "ule", "ugt", "uge", "shru", "ctpop"})
+
+
+def _widen(node: _Node, unsigned: bool) -> _Node:
+    """``node`` as its compute type (narrow types only; an unsigned read of
+    i4 widens 0b1111 to 15, a signed one to -1)."""
+    dt = node.dtype
+    if dt is None or not st.is_narrow(dt):
+        return node
+    if unsigned and st.is_integer(dt):
+        wide = st.compute_dtype(st.unsigned_of(dt))
+        return _Node("ucast_", [node], dtype=wide, size=node.size + 1)
+    return _Node("cast_", [node], dtype=st.compute_dtype(dt), size=node.size + 1)
+
+
+def _lower_narrow(node: _Node) -> _Node:
+    """The tree with every operation on a narrow type (bf16, f8, f6, f4, i2,
+    i4) computed in its compute type and rounded (or wrapped) back once:
+    ``a0 + a1`` on f8E4M3FN becomes ``cast_f8E4M3FN(cast_f32(a0) + cast_f32(a1))``.
+    Casts, bitcasts and ``where`` need no arithmetic and keep their types."""
+    if node.fn in ("arg", "lit"):
+        return node
+    args = [_lower_narrow(a) for a in node.args]
+    fn = node.fn
+    if fn.startswith(("cast_", "ucast_", "bitcast_")) or fn == "where":
+        return _Node(fn, args, dtype=node.dtype, size=node.size)
+    if not any(a.dtype is not None and st.is_narrow(a.dtype) for a in args):
+        return _Node(fn, args, dtype=node.dtype, size=node.size)
+    unsigned = fn in _UNSIGNED_OPS
+    wide_args = [_widen(a, unsigned) for a in args]
+    if node.dtype == np.bool_:
+        return _Node(fn, wide_args, dtype=node.dtype, size=node.size)
+    computed = _Node(fn, wide_args, dtype=wide_args[0].dtype, size=node.size)
+    return _Node("cast_", [computed], dtype=node.dtype, size=node.size + 1)
+
+
+def _coerce(dtype: np.dtype) -> Callable[[Any], Any]:
+    """Reads a Python number or numpy scalar as a scalar of ``dtype``."""
+    if not st.is_small_float(dtype):
+        return dtype.type
+    return lambda v: v if getattr(v, "dtype", None) == dtype else st.convert(np.float64(v), dtype)
+
+
 def _build(
     expr: str, operand_types: tuple[str, ...], array: bool, xp: Any, inplace: int = -1
 ) -> Callable[..., Any]:
-    root = _typed_tree(expr, operand_types)
+    root = _lower_narrow(_typed_tree(expr, operand_types))
     gen = _Gen(array)
     gen.inplace = inplace
     gen.out_dtype = root.dtype  # type: ignore[attr-defined]
@@ -493,7 +569,7 @@ def _build(
         gen.lines = coerce + gen.lines + [f"return {gen.const(root.dtype.type)}({res})"]
         header = f"def _f({params}):"
         for i, t in enumerate(operand_types):
-            gen.consts[f"_t{i}"] = DTYPES[t].type
+            gen.consts[f"_t{i}"] = _coerce(DTYPES[t])
     source = header + "\n" + "\n".join("    " + line for line in gen.lines) + "\n"
     namespace: dict[str, Any] = {"__name__": _GEN_MODULE, "xp": xp, **_HELPERS, **gen.consts}
     exec(compile(source, f"<tfrt expr: {expr}>", "exec"), namespace)

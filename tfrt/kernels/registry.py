@@ -214,6 +214,10 @@ ATTR_KINDS: dict[str, int] = {
     "f32": 10, "f64": 11, "complex64": 12, "complex128": 13,
     "f16": 14, "bf16": 15, "str": 16,
     "type": 25, "func": 26, "shape": 27, "dense": 28, "symbol": 29, "aggregate": 30,
+    # MLIR's small floats and sub-byte integers (tfrt.tensor.dtype, past TFRT's enum).
+    "f8E4M3FN": 32, "f8E5M2": 33, "f8E4M3FNUZ": 34, "f8E5M2FNUZ": 35, "f8E4M3B11FNUZ": 36,
+    "f8E4M3": 37, "f8E3M4": 38, "f8E8M0FNU": 39, "f4E2M1FN": 40, "f6E2M3FN": 41, "f6E3M2FN": 42,
+    "i2": 43, "i4": 44, "ui2": 45, "ui4": 46,
 }  # fmt: skip
 ARRAY_FLAG = 0x80
 _ANY = "any"
@@ -519,7 +523,7 @@ KERNEL_MODULES_BY_DIALECT: dict[str, tuple[str, ...]] = {
     "tfrt_test": (_K + "test_kernels", _K + "corert", _K + "tfrt_test_tensor", _K + "tfrt_test_image"),
     "tfrt_tutorial": (_K + "test_kernels",),
     "vt": (_K + "test_kernels",),
-    "tfrt_array": (_K + "tfrt_array", _K + "tfrt_array_gpu", _K + "array_generic"),
+    "tfrt_array": (_K + "tfrt_array", _K + "tfrt_array_gpu", _K + "array_generic", _K + "array_indexing"),
     "tfrt_scalar": (_K + "tfrt_scalar",),
     "tfrt_check": (_K + "tfrt_check",),
     "tfrt_dht": (_K + "tfrt_dht",),

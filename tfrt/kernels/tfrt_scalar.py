@@ -29,18 +29,28 @@ def eval_(expr, types, *inputs):
 
 
 def _constant_kernel(type_name: str) -> None:
-    scalar_type = DTYPES[type_name].type
+    from tfrt.tensor.small_types import convert, is_small_float
 
-    def constant(value):
-        return scalar_type(value)
+    dtype = DTYPES[type_name]
+    scalar_type = dtype.type
+    if is_small_float(dtype):
+
+        def constant(value):
+            return convert(np.float64(value), dtype)  # BEF holds the exact value
+    else:
+
+        def constant(value):
+            return scalar_type(value)
 
     constant.__name__ = f"constant_{type_name}"
     constant.__doc__ = f"A constant {type_name} (a numpy scalar)."
     kernel(f"tfrt_scalar.constant.{type_name}", attrs=(type_name,))(constant)
 
 
+# The scalar types (dialects/tfrt_array.py SCALAR_TYPES): signless integers and floats.
 for _t in DTYPES:
-    _constant_kernel(_t)
+    if not _t.startswith(("si", "ui")):
+        _constant_kernel(_t)
 
 
 def format_value(v: Any) -> str:
