@@ -43,7 +43,8 @@ RUNTIME_DIALECTS: dict[str, str] = {
 STANDARD_DIALECTS: dict[str, str] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
     "func": "xdsl.dialects.func:Func",
-    "arith": "xdsl.dialects.arith:Arith",
+    # xDSL's, with MLIR's casts on tensors and the scaling casts (dialects/arith.py).
+    "arith": "tfrt.dialects.arith:Arith",
     "scf": "xdsl.dialects.scf:Scf",
     "cf": "xdsl.dialects.cf:Cf",
     "tensor": "xdsl.dialects.tensor:Tensor",

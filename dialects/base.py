@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    ReducedPrecisionFloatType,
     Signedness,
     UnregisteredAttr,
     StringAttr,
@@ -570,10 +571,14 @@ def type_dtype(t: Attribute):
     if isinstance(t, IntegerType):
         width = t.width.data
         if t.signedness.data == Signedness.UNSIGNED:
-            return {8: DType.UI8, 16: DType.UI16, 32: DType.UI32, 64: DType.UI64}.get(width)
-        return {1: DType.I1, 8: DType.I8, 16: DType.I16, 32: DType.I32, 64: DType.I64}.get(width)
+            return {2: DType.UI2, 4: DType.UI4, 8: DType.UI8, 16: DType.UI16, 32: DType.UI32, 64: DType.UI64}.get(width)
+        return {1: DType.I1, 2: DType.I2, 4: DType.I4, 8: DType.I8, 16: DType.I16, 32: DType.I32,
+                64: DType.I64}.get(width)  # fmt: skip
     if isinstance(t, BFloat16Type):
         return DType.BF16
+    if isinstance(t, ReducedPrecisionFloatType):  # f8E4M3FN ... f4E2M1FN, by name
+        name = str(t).upper()
+        return DType[name] if name in DType.__members__ else None
     if isinstance(t, Float16Type):
         return DType.F16
     if isinstance(t, Float32Type):

@@ -73,6 +73,7 @@ from xdsl.dialects.builtin import (
     AffineSetAttr,
     ArrayAttr,
     CallSiteLoc,
+    DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FileLineColLoc,
     FloatAttr,
@@ -216,9 +217,40 @@ def _float_bits_hex(value: float, type_attr: Attribute) -> str:
     return f"0x{bits:X}"
 
 
+def _small_float_text(value: float, type_attr: Attribute, dtype) -> str:
+    """``format_float`` for bf16 and the 8/6/4-bit floats (rounded with
+    ``tfrt.tensor.small_types``, their bits from ml_dtypes)."""
+    import numpy as np
+
+    from tfrt.tensor.small_types import convert
+
+    v = convert(np.float64(value), dtype)
+    if np.isfinite(v):
+        bits = _small_precision(dtype)
+        exact = float(v)
+        for args in ((6, 0, False), (0, 3, True)):
+            text = _apfloat_to_string(exact, bits, *args)
+            back = float(convert(np.float64(float(text)), dtype))
+            if _same_float(back, exact) and (args[2] is False or "." in text):
+                return text
+    raw = np.asarray(v).view(np.uint16 if dtype.itemsize == 2 else np.uint8)
+    return f"0x{int(raw):X}"
+
+
+def _small_precision(dtype) -> int:
+    import ml_dtypes
+
+    return int(ml_dtypes.finfo(dtype).nmant) + 1
+
+
 def format_float(value: float, type_attr: Attribute) -> str:
     """A float as MLIR prints it: ``1.000000e-01``, else the shortest
     round-tripping decimal, else the bit pattern in hex."""
+    from .syntax.attributes import small_float_dtype
+
+    dtype = small_float_dtype(type_attr)
+    if dtype is not None:
+        return _small_float_text(value, type_attr, dtype)
     name = getattr(type_attr, "name", "f64")
     bits = _FLOAT_PRECISION.get(name, 53)
     rounded = _round_to_type(value, name) if math.isfinite(value) else None
@@ -233,6 +265,21 @@ def format_float(value: float, type_attr: Attribute) -> str:
         if "." in text:
             return text
     return _float_bits_hex(value, type_attr)
+
+
+def _small_float_element(value, bits, element: Attribute, dtype) -> str:
+    import numpy as np
+
+    if np.isfinite(value):
+        return _small_float_text(float(value), element, dtype)
+    return f"0x{int(bits):X}"
+
+
+def _nested(texts: list[str], shape: tuple[int, ...]) -> str:
+    if len(shape) <= 1:
+        return "[" + ", ".join(texts) + "]"
+    k = len(texts) // shape[0]
+    return "[" + ", ".join(_nested(texts[i : i + k], shape[1:]) for i in range(0, len(texts), k)) + "]"
 
 
 def _same_float(a: float, b: float) -> bool:
@@ -721,7 +768,41 @@ class MLIRPrinter(Printer):
         if isinstance(attribute, (UnknownLoc, FileLineColLoc, NameLoc, CallSiteLoc, FusedLoc)):
             self.print_location(attribute)
             return
+        if isinstance(attribute, DenseIntOrFPElementsAttr) and self._print_small_float_dense(attribute):
+            return
         super().print_attribute(attribute)
+
+    def _print_small_float_dense(self, attribute: DenseIntOrFPElementsAttr) -> bool:
+        """Dense bf16/f8/f6/f4 elements from their bits (a NaN keeps its
+        encoding: 0x7F and 0xFF are different f8E4M3FN NaNs)."""
+        from .syntax.attributes import small_float_dtype
+
+        element = attribute.get_element_type()
+        dtype = small_float_dtype(element)
+        if dtype is None:
+            return False
+        import numpy as np
+
+        raw = attribute.data.data
+        values = np.frombuffer(raw, dtype)
+        shape = tuple(attribute.get_shape())
+        count = math.prod(shape)
+        if values.size == 1 and count != 1:
+            values = np.broadcast_to(values, (count,))
+        bits = values.view(np.uint16 if dtype.itemsize == 2 else np.uint8)
+        self.print_string("dense<")
+        if count == 0:
+            pass
+        elif (bits == bits[0]).all():
+            self.print_string(_small_float_element(values[0], bits[0], element, dtype))
+        elif count > 100:
+            self.print_string(f'"0x{np.ascontiguousarray(values).tobytes().hex().upper()}"')
+        else:
+            texts = [_small_float_element(v, b, element, dtype) for v, b in zip(values, bits)]
+            self.print_string(_nested(texts, shape))
+        self.print_string("> : ")
+        self.print_attribute(attribute.get_type())
+        return True
 
     def _print_affine_attribute(self, attribute: AffineMapAttr | AffineSetAttr) -> None:
         if not self._location_depth:

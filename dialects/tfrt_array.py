@@ -57,8 +57,15 @@ _ATTR_CONSTRAINTS: dict[str, Any] = {
     "str": StringAttr,
 }
 
-# MLIR element type text -> the name the expression language uses.
-ELEMENT_TYPES = ("i1", "i8", "i16", "i32", "i64", "f16", "f32", "f64")
+# MLIR element type text -> the name the expression language uses: the
+# signless integers and the floats (these have scalar constants), then the
+# signed and unsigned spellings, which only tensors carry.
+SCALAR_TYPES = (
+    "i1", "i2", "i4", "i8", "i16", "i32", "i64", "f16", "f32", "f64", "bf16",
+    "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ", "f8E4M3", "f8E3M4",
+    "f8E8M0FNU", "f6E2M3FN", "f6E3M2FN", "f4E2M1FN",
+)  # fmt: skip
+ELEMENT_TYPES = SCALAR_TYPES + tuple(f"{s}i{w}" for s in "su" for w in (2, 4, 8, 16, 32, 64))
 
 
 def element_type_name(t: Attribute) -> str:

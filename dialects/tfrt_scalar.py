@@ -36,7 +36,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tfrt.dialects.base import RuntimeDialect, RuntimeOp, define_op, ops_of_module
 from tfrt.dialects.tfrt import ChainType
-from tfrt.dialects.tfrt_array import ELEMENT_TYPES, element_type_name
+from tfrt.dialects.tfrt_array import SCALAR_TYPES, element_type_name
 
 
 class _EvalBase(RuntimeOp):
@@ -76,14 +76,10 @@ EvalOp = define_op(
 
 
 def _constant(type_name: str) -> type[IRDLOperation]:
-    is_float = type_name.startswith("f")
-    from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type
+    from tfrt.dialects.syntax.attributes import float_type
 
-    t = (
-        {"f16": Float16Type(), "f32": Float32Type(), "f64": Float64Type()}[type_name]
-        if is_float
-        else IntegerType(int(type_name[1:]))
-    )
+    is_float = type_name[0] in "bf"
+    t = float_type(type_name) if is_float else IntegerType(int(type_name[1:]))
     constr = FloatAttr.constr(t) if is_float else IntegerAttr.constr(t)  # type: ignore[attr-defined]
     cls_name = f"Constant{type_name.upper()}Op"
     return define_op(
@@ -101,7 +97,7 @@ def _constant(type_name: str) -> type[IRDLOperation]:
     )
 
 
-CONSTANT_OPS = {t: _constant(t) for t in ELEMENT_TYPES}
+CONSTANT_OPS = {t: _constant(t) for t in SCALAR_TYPES}
 globals().update({cls.__name__: cls for cls in CONSTANT_OPS.values()})
 
 

@@ -25,16 +25,29 @@ from xdsl.dialects.builtin import (
     ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    Float4E2M1FNType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
+    Float8E3M4Type,
+    Float8E4M3B11FNUZType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E4M3Type,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
     Float80Type,
     Float128Type,
     FloatAttr,
+    FloatData,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
+    ReducedPrecisionFloatType,
     Signedness,
     TensorType,
     VectorType,
@@ -54,6 +67,17 @@ FLOAT_TYPES: dict[str, Attribute] = {
     "f64": Float64Type(),
     "f80": Float80Type(),
     "f128": Float128Type(),
+    "f8E4M3FN": Float8E4M3FNType(),
+    "f8E5M2": Float8E5M2Type(),
+    "f8E4M3FNUZ": Float8E4M3FNUZType(),
+    "f8E5M2FNUZ": Float8E5M2FNUZType(),
+    "f8E4M3B11FNUZ": Float8E4M3B11FNUZType(),
+    "f8E4M3": Float8E4M3Type(),
+    "f8E3M4": Float8E3M4Type(),
+    "f8E8M0FNU": Float8E8M0FNUType(),
+    "f6E2M3FN": Float6E2M3FNType(),
+    "f6E3M2FN": Float6E3M2FNType(),
+    "f4E2M1FN": Float4E2M1FNType(),
 }
 
 i1 = IntegerType(1)
@@ -144,11 +168,19 @@ def int_attr(text: str, typ: Attribute | None) -> Attribute:
             if text[0] == "-":
                 raise AttrError("hexadecimal float literal should not have a leading minus")
             bits = int(body, 16)
-            if bits.bit_length() > 8 * typ.compile_time_size:
+            if bits.bit_length() > float_bit_width(typ):
                 raise AttrError(f"hexadecimal float constant out of range for type '{typ}'")
             raw = bits.to_bytes(typ.compile_time_size, "little")
+            dtype = small_float_dtype(typ)
+            if dtype is not None:
+                import numpy as np
+
+                # ml_dtypes keeps a NaN's sign (0xFF : f8E4M3FN), which
+                # FloatAttr's constructor would drop; the value is exact.
+                value = float(np.frombuffer(raw, dtype).astype(np.float64)[0])
+                return FloatAttr.new((FloatData(value), typ))
             return FloatAttr(next(typ.iter_unpack(raw)), typ)
-        return FloatAttr(float(parse_int(text)), typ)
+        return _float_value_attr(float(parse_int(text)), typ)
     raise AttrError(
         f"invalid type '{typ}' for an integer literal; expected an integer, index or float type"
     )
@@ -159,7 +191,36 @@ def float_attr(text: str, typ: Attribute | None) -> Attribute:
         return FloatAttr(float(text), f64)
     if not isinstance(typ, AnyFloat):
         raise AttrError("floating point value not valid for specified type")
-    return FloatAttr(float(text), typ)
+    return _float_value_attr(float(text), typ)
+
+
+def float_bit_width(typ: Attribute) -> int:
+    """Bits of a float type as MLIR counts them (f4E2M1FN: 4, f6E2M3FN: 6)."""
+    return int(getattr(typ, "bitwidth", 8 * typ.compile_time_size))
+
+
+def _float_value_attr(value: float, typ: Attribute) -> FloatAttr:
+    """A float literal of type ``typ``, rounded to it as MLIR's parser does
+    (to nearest, ties to even, with the type's overflow rules)."""
+    dtype = small_float_dtype(typ)
+    if dtype is None:
+        return FloatAttr(value, typ)
+    import numpy as np
+
+    from tfrt.tensor.small_types import convert
+
+    if value < 0 and str(typ) == "f8E8M0FNU":
+        raise AttrError(f"negative value {value} for '{typ}', which has no sign")
+    return FloatAttr(float(convert(np.float64(value), dtype)), typ)
+
+
+def small_float_dtype(typ: Attribute):
+    """The ml_dtypes dtype of bf16 and the 8/6/4-bit float types, else None."""
+    if not isinstance(typ, ReducedPrecisionFloatType | BFloat16Type):
+        return None
+    from tfrt.tensor.small_types import FLOAT_TYPES as small
+
+    return small.get(str(typ))
 
 
 def literal_with_type(text: str, kind: str, typ: Attribute) -> Attribute:
@@ -177,6 +238,12 @@ def literal_with_type(text: str, kind: str, typ: Attribute) -> Attribute:
 
 
 def _np_dtype(elt: Attribute):
+    """The numpy dtype of one element of a dense attribute's raw data.
+
+    That data is xDSL's: i2/i4 (and ui2/ui4) take a byte each, sign-extended
+    for signless and signed types (what ``DenseIntOrFPElementsAttr`` reads
+    back and prints); the small floats take a byte each, their bits in the
+    low bits (MLIR's and ml_dtypes' layout)."""
     import numpy as np
 
     if isinstance(elt, IntegerType):
@@ -184,6 +251,8 @@ def _np_dtype(elt: Attribute):
         unsigned = elt.signedness.data == Signedness.UNSIGNED
         if width == 1:
             return np.dtype("<i1")
+        if width in (2, 4):
+            return np.dtype("<u1" if unsigned else "<i1")
         if width in (8, 16, 32, 64):
             return np.dtype(("<u" if unsigned else "<i") + str(width // 8))
         return None
@@ -195,24 +264,69 @@ def _np_dtype(elt: Attribute):
         return np.dtype("<f4")
     if isinstance(elt, Float64Type):
         return np.dtype("<f8")
-    if isinstance(elt, BFloat16Type):
-        import ml_dtypes
-
-        return np.dtype(ml_dtypes.bfloat16)
-    return None
+    return small_float_dtype(elt)
 
 
+def sub_byte_width(elt: Attribute) -> int:
+    """2 or 4 for i2/i4 (any signedness), else 0."""
+    if isinstance(elt, IntegerType) and elt.width.data in (2, 4):
+        return elt.width.data
+    return 0
+
+
+def from_mlir_layout(raw: bytes, elt: Attribute) -> bytes:
+    """Raw element data as MLIR lays it out (a hex dense literal, a resource
+    blob) -> xDSL's: a sub-byte integer's byte holds its bits in the low bits
+    (the high bits are ignored, as MLIR's reader ignores them); signless and
+    signed ones are sign-extended.  Sub-byte floats keep MLIR's layout with
+    the unused high bits cleared."""
+    import numpy as np
+
+    width = sub_byte_width(elt)
+    if width:
+        low = np.frombuffer(raw, np.uint8) & np.uint8((1 << width) - 1)
+        if elt.signedness.data != Signedness.UNSIGNED:
+            low = ((low.astype(np.int16) ^ (1 << (width - 1))) - (1 << (width - 1))).astype(np.int8)
+        return low.tobytes()
+    bits = float_bit_width(elt) if isinstance(elt, AnyFloat) else 0
+    if bits and bits < 8:
+        return (np.frombuffer(raw, np.uint8) & np.uint8((1 << bits) - 1)).tobytes()
+    return raw
+
+
+def to_mlir_layout(raw: bytes, elt: Attribute) -> bytes:
+    """xDSL's raw element data -> MLIR's (and ml_dtypes'): sub-byte integers
+    keep only their low bits."""
+    width = sub_byte_width(elt)
+    if not width:
+        return raw
+    import numpy as np
+
+    return (np.frombuffer(raw, np.uint8) & np.uint8((1 << width) - 1)).tobytes()
+
+
+# A hexadecimal integer that is a whole element (not part of a float literal).
 _HEX_INT = re.compile(r"(?<![\w.])(-?)0[xX]([0-9a-fA-F]+)")
+# `1.` and `1.e3`: MLIR float literals that JSON does not read.
+_BARE_DOT = re.compile(r"(?<=[0-9])\.(?![0-9])")
 
 
-def _json_body(body: str):
+def _json_body(body: str, hex_as_bits: bool = False):
+    """The nested lists of a dense literal's body.  ``hex_as_bits``: hex
+    elements become strings (``"0x7F"``), bit patterns of a float type;
+    otherwise integers."""
     text = body.replace("(", "[").replace(")", "]")
     try:
         return json.loads(text)
     except ValueError:
         pass
-    # Hexadecimal integers are not JSON; rewrite them (rare, so the slow path is fine).
-    fixed = _HEX_INT.sub(lambda m: m.group(1) + str(int(m.group(2), 16)), text)
+    # Forms JSON lacks (rare, so the slow path is fine): hexadecimal
+    # integers, and floats written `1.` or `1.e3`.
+    fixed = _BARE_DOT.sub(".0", text)
+    if hex_as_bits:
+        fixed = _HEX_INT.sub(lambda m: f'"{m.group(1)}0x{m.group(2)}"', fixed)
+    else:
+        fixed = _HEX_INT.sub(lambda m: m.group(1) + str(int(m.group(2), 16)), fixed)
     try:
         return json.loads(fixed)
     except ValueError:
@@ -245,6 +359,57 @@ def _static_shaped(typ: Attribute, what: str) -> tuple[tuple[int, ...], Attribut
     return shape, typ.get_element_type()
 
 
+def _small_float_elements(data, dtype, elt: Attribute):
+    """A nested list of numbers and hex bit patterns (``"0x7F"``) -> an array
+    of the small float ``dtype``: numbers rounded to nearest even, bit
+    patterns taken as they are."""
+    import numpy as np
+
+    from tfrt.tensor.small_types import convert
+
+    try:
+        arr = np.array(data)
+    except ValueError:
+        raise AttrError("dense literal is not a well-formed nested list (ragged dimensions)") from None
+    if arr.dtype.kind == "b":
+        raise AttrError(f"boolean value in a dense literal of type '{elt}'")
+    if arr.dtype.kind in "iuf":
+        values = arr.astype(np.float64)
+        if str(elt) == "f8E8M0FNU" and (np.signbit(values) & (values != 0)).any():
+            raise AttrError(f"negative value in a dense literal of type '{elt}', which has no sign")
+        return convert(values, dtype)
+    if arr.dtype.kind not in "OU":
+        raise AttrError("dense literal elements must be numbers or booleans")
+    # Mixed numbers and bit patterns (or bit patterns only): element by element.
+    try:
+        arr = np.array(data, dtype=object)
+    except ValueError:
+        raise AttrError("dense literal is not a well-formed nested list (ragged dimensions)") from None
+    if any(isinstance(v, list) for v in arr.reshape(-1).tolist()):
+        raise AttrError("dense literal is not a well-formed nested list (ragged dimensions)")
+    width = float_bit_width(elt)
+    flat = arr.reshape(-1)
+    bits = np.zeros(flat.size, np.uint8 if dtype.itemsize == 1 else np.uint16)
+    for i, v in enumerate(flat.tolist()):
+        if isinstance(v, str):
+            if v.startswith("-"):
+                raise AttrError("hexadecimal float literal should not have a leading minus")
+            try:
+                b = int(v, 16)
+            except ValueError:
+                raise AttrError("dense literal elements must be numbers or booleans") from None
+            if b.bit_length() > width:
+                raise AttrError(f"hexadecimal float constant out of range for type '{elt}': {v}")
+        elif isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise AttrError(f"dense literal elements must be numbers, not {v!r}")
+        else:
+            if v < 0 and str(elt) == "f8E8M0FNU":
+                raise AttrError(f"negative value in a dense literal of type '{elt}', which has no sign")
+            b = int(np.asarray(convert(np.float64(v), dtype)).view(bits.dtype))
+        bits[i] = b
+    return bits.view(dtype).reshape(arr.shape)
+
+
 def dense_from_text(token: str, typ: Attribute) -> DenseIntOrFPElementsAttr:
     """``dense<...>`` (the whole token) with its shaped type -> attribute."""
     import numpy as np  # lazily: most inputs have no dense literal
@@ -274,22 +439,26 @@ def dense_from_text(token: str, typ: Attribute) -> DenseIntOrFPElementsAttr:
             raise AttrError(
                 f"dense literal has {len(raw) // itemsize} elements but the type '{typ}' needs {n}"
             )
-        return DenseIntOrFPElementsAttr(typ, BytesAttr(raw))
+        return DenseIntOrFPElementsAttr(typ, BytesAttr(from_mlir_layout(raw, base)))
 
     if body == "":
         if n != 0:
             raise AttrError(f"empty dense literal, but the type '{typ}' has {n} elements")
         return DenseIntOrFPElementsAttr(typ, BytesAttr(b""))
 
-    data = _json_body(body)
-    try:
-        arr = np.array(data)
-    except ValueError:
-        raise AttrError(
-            "dense literal is not a well-formed nested list (ragged dimensions)"
-        ) from None
-    if arr.dtype == object or arr.dtype.kind in "US":
-        raise AttrError("dense literal elements must be numbers or booleans")
+    small = small_float_dtype(base) is not None and not complex_elt
+    data = _json_body(body, hex_as_bits=small)
+    if small:
+        arr = _small_float_elements(data, dtype, base)
+    else:
+        try:
+            arr = np.array(data)
+        except ValueError:
+            raise AttrError(
+                "dense literal is not a well-formed nested list (ragged dimensions)"
+            ) from None
+        if arr.dtype == object or arr.dtype.kind in "US":
+            raise AttrError("dense literal elements must be numbers or booleans")
     arr_shape = arr.shape[:-1] if complex_elt else arr.shape
     if complex_elt and (arr.ndim == 0 or arr.shape[-1] != 2):
         raise AttrError("complex dense elements must be written as (real, imag) pairs")
@@ -301,7 +470,9 @@ def dense_from_text(token: str, typ: Attribute) -> DenseIntOrFPElementsAttr:
             f"dense literal shape {list(arr_shape)} does not match the type shape {list(shape)}"
         )
 
-    if isinstance(base, IntegerType | IndexType):
+    if small:
+        pass
+    elif isinstance(base, IntegerType | IndexType):
         if arr.dtype.kind == "f":
             raise AttrError(f"floating point value in a dense literal of integer type '{elt}'")
         if isinstance(base, IntegerType) and base.width.data == 1:
@@ -313,6 +484,11 @@ def dense_from_text(token: str, typ: Attribute) -> DenseIntOrFPElementsAttr:
                 # Beyond int64 (uint64 or Python ints): wrap to the bit pattern by hand.
                 flat = [int(x) % 2**64 for x in arr.reshape(-1)]
                 arr = np.array(flat, dtype=np.uint64).reshape(arr.shape).view(np.int64)
+            width = sub_byte_width(base)
+            if width and base.signedness.data != Signedness.UNSIGNED:
+                # Signless i4 takes -8..15: 15 is the bit pattern of -1.
+                half = 1 << (width - 1)
+                arr = ((arr.astype(np.int64) + half) & ((1 << width) - 1)) - half
             # The C cast keeps the low bits: signless values above the signed
             # range become negative, as xDSL normalizes them.
             arr = arr.astype(dtype)
@@ -340,6 +516,8 @@ def dense_from_blob(raw: bytes, typ: Attribute) -> DenseIntOrFPElementsAttr:
     if isinstance(elt, IntegerType) and elt.width.data == 1:
         # One byte per i1 in a blob; xDSL stores `true` as all ones.
         raw = np.where(np.frombuffer(raw, np.uint8) != 0, 0xFF, 0).astype(np.uint8).tobytes()
+    elif not complex_elt:
+        raw = from_mlir_layout(raw, elt)
     return DenseIntOrFPElementsAttr(typ, BytesAttr(raw))
 
 

@@ -1,0 +1,177 @@
+"""The ``arith`` dialect: xDSL's ops, with MLIR's casts on tensors and the scaling casts.
+
+xDSL's ``arith.extsi``, ``extui``, ``trunci``, ``sitofp``, ``uitofp``,
+``fptosi`` and ``fptoui`` take scalars only; MLIR's take any shape (an
+elementwise cast of a tensor or vector).  The ops here have the same names
+and syntax with MLIR's constraints, and verify what MLIR's verifiers do:
+equal shapes, signless integers, and a strictly wider (``ext*``) or
+narrower (``trunci``) element type::
+
+    %w = arith.extui %x : tensor<8xi4> to tensor<8xi32>
+    %f = arith.sitofp %i : tensor<4xi4> to tensor<4xf8E5M2>
+
+``arith.scaling_extf`` and ``arith.scaling_truncf`` are MLIR's OCP MX
+conversions (``ArithOps.td``): the scale is first made an ``f8E8M0FNU``
+power of two (``arith.truncf``, which rounds to nearest), then
+
+* ``scaling_extf %in, %scale``: ``extf(in) * extf(scale)`` in the result type;
+* ``scaling_truncf %in, %scale``: ``truncf(in / extf(scale))``, the division
+  in the input type::
+
+    %r = arith.scaling_extf %x, %s : f4E2M1FN, f8E8M0FNU to f32
+    %q = arith.scaling_truncf %y, %s : f32, f8E8M0FNU to f4E2M1FN
+
+Neither takes MLIR's optional ``fastmath`` or rounding-mode attributes (as
+xDSL's ``extf``/``truncf`` do not).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith as _xdsl
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerType,
+    ShapedType,
+    Signedness,
+)
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+__all__ = ["Arith"]
+
+_INT_LIKE = _xdsl.signlessIntegerLike
+_FLOAT_LIKE = _xdsl.floatingPointLike
+
+
+def _element(t: Attribute) -> Attribute:
+    return t.get_element_type() if isinstance(t, ShapedType) else t
+
+
+def _shape(t: Attribute) -> tuple[int, ...] | None:
+    return tuple(t.get_shape()) if isinstance(t, ShapedType) else None
+
+
+def _container(t: Attribute) -> type | None:
+    return type(t) if isinstance(t, ShapedType) else None
+
+
+def _width(t: Attribute) -> int:
+    if isinstance(t, IntegerType):
+        return t.width.data
+    if isinstance(t, IndexType):
+        return 64
+    return int(t.bitwidth)  # a float type
+
+
+def _verify_cast(op: Operation, compare: str | None = None) -> None:
+    src, dst = op.operands[0].type, op.results[0].type
+    if _shape(src) != _shape(dst) or _container(src) is not _container(dst):
+        raise VerifyException(f"operand type '{src}' and result type '{dst}' must have the same shape")
+    for t in (_element(src), _element(dst)):
+        if isinstance(t, IntegerType) and t.signedness.data != Signedness.SIGNLESS:
+            raise VerifyException(f"integer types must be signless, not '{t}'")
+    if compare == "wider" and not _width(_element(dst)) > _width(_element(src)):
+        raise VerifyException("result type must be wider than operand type")
+    if compare == "narrower" and not _width(_element(dst)) < _width(_element(src)):
+        raise VerifyException("result type must be narrower than operand type")
+
+
+def _cast_op(base: type[IRDLOperation], operand, result, compare: str | None) -> type[IRDLOperation]:
+    """An op named as xDSL's scalar cast ``base``, taking MLIR's operand types."""
+
+    def verify_(self) -> None:
+        _verify_cast(self, compare)
+
+    def __init__(self, op: SSAValue | Operation, target_type: Attribute) -> None:
+        IRDLOperation.__init__(self, operands=[op], result_types=[target_type])
+
+    cls = type(
+        base.__name__,
+        (IRDLOperation,),
+        {
+            "name": base.name,
+            "input": operand_def(operand),
+            "result": result_def(result),
+            "assembly_format": "$input attr-dict `:` type($input) `to` type($result)",
+            "traits": traits_def(Pure()),
+            "__init__": __init__,
+            "verify_": verify_,
+            "__module__": __name__,
+            "__doc__": f"MLIR's ``{base.name}``, on scalars, tensors and vectors.",
+        },
+    )
+    return irdl_op_definition(cls)
+
+
+ExtSIOp = _cast_op(_xdsl.ExtSIOp, _INT_LIKE, _INT_LIKE, "wider")
+ExtUIOp = _cast_op(_xdsl.ExtUIOp, _INT_LIKE, _INT_LIKE, "wider")
+TruncIOp = _cast_op(_xdsl.TruncIOp, _INT_LIKE, _INT_LIKE, "narrower")
+SIToFPOp = _cast_op(_xdsl.SIToFPOp, _INT_LIKE, _FLOAT_LIKE, None)
+UIToFPOp = _cast_op(_xdsl.UIToFPOp, _INT_LIKE, _FLOAT_LIKE, None)
+FPToSIOp = _cast_op(_xdsl.FPToSIOp, _FLOAT_LIKE, _INT_LIKE, None)
+FPToUIOp = _cast_op(_xdsl.FPToUIOp, _FLOAT_LIKE, _INT_LIKE, None)
+
+
+def _verify_scaling(op: Operation, compare: str) -> None:
+    src, scale, dst = op.operands[0].type, op.operands[1].type, op.results[0].type
+    if not (_shape(src) == _shape(scale) == _shape(dst)):
+        raise VerifyException("the input, the scale and the result must have the same shape")
+    if _width(_element(scale)) < 8:
+        raise VerifyException(f"the scale's element type must be at least 8 bits wide, not '{_element(scale)}'")
+    if compare == "wider" and not _width(_element(dst)) > _width(_element(src)):
+        raise VerifyException("result type must be wider than the input type")
+    if compare == "narrower" and not _width(_element(dst)) < _width(_element(src)):
+        raise VerifyException("result type must be narrower than the input type")
+
+
+@irdl_op_definition
+class ScalingExtFOp(IRDLOperation):
+    """``extf(in) * extf(truncf(scale to f8E8M0FNU))`` in the result type (MLIR's ``arith.scaling_extf``)."""
+
+    name = "arith.scaling_extf"
+
+    input = operand_def(_FLOAT_LIKE)
+    scale = operand_def(_FLOAT_LIKE)
+    result = result_def(_FLOAT_LIKE)
+
+    assembly_format = "$input `,` $scale attr-dict `:` type($input) `,` type($scale) `to` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue | Operation, scale: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[input, scale], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _verify_scaling(self, "wider")
+
+
+@irdl_op_definition
+class ScalingTruncFOp(IRDLOperation):
+    """``truncf(in / extf(truncf(scale to f8E8M0FNU)))`` (MLIR's ``arith.scaling_truncf``)."""
+
+    name = "arith.scaling_truncf"
+
+    input = operand_def(_FLOAT_LIKE)
+    scale = operand_def(_FLOAT_LIKE)
+    result = result_def(_FLOAT_LIKE)
+
+    assembly_format = "$input `,` $scale attr-dict `:` type($input) `,` type($scale) `to` type($result)"
+
+    traits = traits_def(Pure())
+
+    def __init__(self, input: SSAValue | Operation, scale: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[input, scale], result_types=[result_type])
+
+    def verify_(self) -> None:
+        _verify_scaling(self, "narrower")
+
+
+_REPLACED = {cls.name: cls for cls in (ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp)}
+
+Arith = Dialect(
+    "arith",
+    [*(_REPLACED.get(op.name, op) for op in _xdsl.Arith.operations), ScalingExtFOp, ScalingTruncFOp],
+    list(_xdsl.Arith.attributes),
+)
