@@ -16,13 +16,16 @@ time, to keep the BEF file small::
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    BytesAttr,
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    FloatData,
     IntegerAttr,
     ModuleOp,
     TensorType,
@@ -40,16 +43,40 @@ _SKIP = {"tfrt_array.constant", "tfrt_array.to_device", "tfrt_array.device_const
 
 
 def _constant_value(op: Operation) -> Any:
+    """The constant as the kernels see it at run time: an array of its
+    element type (from the attribute's bits, so a NaN keeps its encoding and
+    i4 its width), or a numpy scalar."""
     import numpy as np
 
     from tfrt.kernels.expr import DTYPES
+    from tfrt.tensor.small_types import convert, is_small_float
 
     value = op.properties["value"]
     if op.name == "tfrt_array.constant":
         t = value.get_type() if hasattr(value, "get_type") else value.type
-        vals = value.get_values()
-        return np.array(vals, dtype=DTYPES[element_name(t)]).reshape(tuple(t.get_shape()))
-    return DTYPES[op.name.rsplit(".", 1)[1]].type(value.value.data)
+        return _array_of(value, t, DTYPES[element_name(t)])
+    dtype = DTYPES[op.name.rsplit(".", 1)[1]]
+    if is_small_float(dtype):
+        return convert(np.float64(value.value.data), dtype)
+    return dtype.type(value.value.data)
+
+
+def _array_of(attr: DenseIntOrFPElementsAttr, t: TensorType, dtype: Any) -> Any:
+    import numpy as np
+
+    from tfrt.dialects.syntax.attributes import _np_dtype
+
+    shape = tuple(t.get_shape())
+    element = t.get_element_type()
+    stored = _np_dtype(element)
+    if stored is None or element_name(t) == "i1":
+        return np.array(attr.get_values(), dtype=dtype).reshape(shape)
+    raw = np.frombuffer(attr.data.data, stored)
+    if raw.size == 1 and math.prod(shape) != 1:  # a splat held once
+        raw = np.broadcast_to(raw, (math.prod(shape),))
+    if stored != dtype:  # i2/i4: xDSL's sign-extended bytes -> ml_dtypes
+        raw = raw.astype(dtype)
+    return np.array(raw, dtype=dtype).reshape(shape)
 
 
 def _is_constant(op: Operation | None) -> bool:
@@ -76,16 +103,27 @@ def _kernel_attrs(op: Operation) -> list[Any]:
 def _to_constant(value: Any, rtype, at: Operation) -> Operation | None:
     import numpy as np
 
+    from tfrt.dialects.syntax.attributes import _np_dtype
+
     if isinstance(rtype, TensorType):
         arr = np.asarray(value)
-        flat = arr.reshape(-1).tolist()
-        if arr.dtype == np.bool_:
-            flat = [int(v) for v in flat]
-        attr = DenseIntOrFPElementsAttr.from_list(rtype, flat)
+        stored = _np_dtype(rtype.get_element_type())
+        if arr.dtype == np.bool_ or stored is None:
+            flat = arr.reshape(-1).tolist()
+            if arr.dtype == np.bool_:
+                flat = [int(v) for v in flat]
+            attr = DenseIntOrFPElementsAttr.from_list(rtype, flat)
+        else:
+            # The result's bits, in the attribute's layout (i4 sign-extended).
+            raw = np.ascontiguousarray(arr.astype(stored) if arr.dtype != stored else arr).tobytes()
+            attr = DenseIntOrFPElementsAttr(rtype, BytesAttr(raw))
         return make_op("tfrt_array.constant", [], [rtype], {"value": attr}, at=at)
     name = element_name(rtype)
     v = value.item() if hasattr(value, "item") else value
-    attr = FloatAttr(float(v), rtype) if name.startswith("f") else IntegerAttr(int(v), rtype)
+    if name[0] in "bf":
+        attr = FloatAttr.new((FloatData(float(v)), rtype))  # exact: a NaN keeps its sign
+    else:
+        attr = IntegerAttr(int(v), rtype)
     return make_op(f"tfrt_scalar.constant.{name}", [], [rtype], {"value": attr}, at=at)
 
 

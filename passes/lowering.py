@@ -18,7 +18,19 @@ from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BFloat16Type,
     DenseIntOrFPElementsAttr,
+    Float4E2M1FNType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
+    Float8E3M4Type,
+    Float8E4M3B11FNUZType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E4M3Type,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -26,6 +38,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    Signedness,
     StringAttr,
     TensorType,
     i1,
@@ -38,8 +51,14 @@ from tfrt.dialects.fastir import create_op, erase_op, insert_op_before, replace_
 from tfrt.dialects.syntax.verify import op_error
 
 # Element types the kernels compute on (docs/compiler.md); index is i64.
-SUPPORTED_INT_WIDTHS = frozenset({1, 8, 16, 32, 64})
-SUPPORTED_FLOATS = (Float16Type, Float32Type, Float64Type)
+# i2/i4 are ml_dtypes' int2/int4 (uint2/uint4 for ui2/ui4); bf16 and the
+# 8/6/4-bit floats ml_dtypes' types, computed in f32 and rounded once.
+SUPPORTED_INT_WIDTHS = frozenset({1, 2, 4, 8, 16, 32, 64})
+SUPPORTED_FLOATS = (
+    Float16Type, Float32Type, Float64Type, BFloat16Type, Float8E4M3FNType, Float8E5M2Type,
+    Float8E4M3FNUZType, Float8E5M2FNUZType, Float8E4M3B11FNUZType, Float8E4M3Type, Float8E3M4Type,
+    Float8E8M0FNUType, Float6E2M3FNType, Float6E3M2FNType, Float4E2M1FNType,
+)  # fmt: skip
 
 
 def cannot_lower(op: Operation, reason: str) -> DiagnosticError:
@@ -99,7 +118,8 @@ def make_op(
 
 def is_supported_element_type(t: Attribute) -> bool:
     if isinstance(t, IntegerType):
-        return t.width.data in SUPPORTED_INT_WIDTHS
+        # (ui1/si1 have no storage type: only signless i1 is a boolean.)
+        return t.width.data in SUPPORTED_INT_WIDTHS and (t.width.data != 1 or t.signedness.data == Signedness.SIGNLESS)
     return isinstance(t, (*SUPPORTED_FLOATS, IndexType))
 
 
@@ -204,7 +224,10 @@ _CASTS = {
     "arith.fptoui": "cast", "arith.bitcast": "bitcast",
 }  # fmt: skip
 
-EXPR_OPS = frozenset({*_BINARY, *_UNARY, *_CASTS, "arith.cmpi", "arith.cmpf", "arith.select", "math.fma", "math.fpowi"})
+_SCALING = ("arith.scaling_extf", "arith.scaling_truncf")
+
+EXPR_OPS = frozenset({*_BINARY, *_UNARY, *_CASTS, *_SCALING, "arith.cmpi", "arith.cmpf", "arith.select", "math.fma",
+                      "math.fpowi"})  # fmt: skip
 
 
 def element_name(t: Attribute) -> str:
@@ -256,6 +279,16 @@ def op_expr(op: Operation, args: Sequence[str]) -> str:
         return f"({args[0]} * {args[1]} + {args[2]})"
     if name == "math.fpowi":
         return f"pow({args[0]}, cast_{element_name(op.operands[0].type)}({args[1]}))"
+    if name in _SCALING:
+        # ArithOps.td: the scale becomes an f8E8M0FNU power of two (truncf),
+        # then multiplies (in the result type) or divides (in the input type).
+        src, dst = element_name(op.operands[0].type), element_name(op.results[0].type)
+        scale = args[1]
+        if element_name(op.operands[1].type) != "f8E8M0FNU":
+            scale = f"cast_f8E8M0FNU({scale})"
+        if name == "arith.scaling_extf":
+            return f"(cast_{dst}({args[0]}) * cast_{dst}({scale}))"
+        return f"cast_{dst}(({args[0]} / cast_{src}({scale})))"
     if name in _CASTS:
         src, dst = element_name(op.operands[0].type), element_name(op.results[0].type)
         if name == "arith.extsi" and src == "i1":
