@@ -30,6 +30,8 @@ from xdsl.ir import Attribute, BlockArgument, Dialect, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.irdl import irdl_op_definition
 
+from tfrt.dialects.linalg_relayout import RELAYOUT_OPS
+
 _Body = Callable[[tuple[BlockArgument, ...], bool], SSAValue]
 
 
@@ -206,6 +208,6 @@ EXTRA_OPS.append(
 EXTRA_NAMES = tuple(op.name for op in EXTRA_OPS)
 WINDOW_NAMES = tuple(n for n in EXTRA_NAMES if "pooling" in n or "conv" in n)
 
-Linalg = Dialect("linalg", [*_XdslLinalg.operations, *EXTRA_OPS], list(_XdslLinalg.attributes))
+Linalg = Dialect("linalg", [*_XdslLinalg.operations, *EXTRA_OPS, *RELAYOUT_OPS], list(_XdslLinalg.attributes))
 
 __all__ = ["EXTRA_NAMES", "EXTRA_OPS", "Linalg", "WINDOW_NAMES", "DenseIntElementsAttr", "Attribute"]
