@@ -65,6 +65,10 @@ PASSES: dict[str, tuple[str, str]] = {
         "tfrt.passes.lower_check:LowerCheckPass",
         "Lower IREE's check expectations and util barriers to tfrt_check kernels",
     ),
+    "decompose-linalg": (
+        "tfrt.passes.decompose_linalg:DecomposeLinalgPass",
+        "Rewrite linalg.pack/unpack/softmax into tensor, linalg, arith and math ops",
+    ),
     "lower-linalg": (
         "tfrt.passes.lower_linalg:LowerLinalgPass",
         "Lower linalg named ops and linalg.generic to tfrt_array kernels",
