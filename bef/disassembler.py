@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     FloatAttr,
+    FloatData,
     FusedLoc,
     IntAttr,
     IntegerAttr,
@@ -71,6 +72,12 @@ RETURN_OP = "tfrt.return"
 # TFRT's placeholder for an attribute whose type the file does not record.
 _PLACEHOLDER = 0xDEADBEEF - (1 << 32)
 
+def _float_type(name: str) -> Attribute:
+    from tfrt.dialects.syntax.attributes import float_type
+
+    return float_type(name)
+
+
 _INT_TYPES = {
     DType.UI8: IntegerType(8, Signedness.UNSIGNED),
     DType.UI16: IntegerType(16, Signedness.UNSIGNED),
@@ -82,11 +89,19 @@ _INT_TYPES = {
     DType.I32: IntegerType(32),
     DType.I64: IntegerType(64),
 }
+_INT_TYPES.update({
+    DType.I2: IntegerType(2),
+    DType.I4: IntegerType(4),
+    DType.UI2: IntegerType(2, Signedness.UNSIGNED),
+    DType.UI4: IntegerType(4, Signedness.UNSIGNED),
+})
 _FLOAT_TYPES = {
     DType.BF16: BFloat16Type(),
     DType.F16: Float16Type(),
     DType.F32: Float32Type(),
     DType.F64: Float64Type(),
+    # The 8/6/4-bit floats, by their MLIR spelling (DType.short_name).
+    **{dt: _float_type(dt.short_name) for dt in enc.SMALL_FLOATS},
 }
 _DIALECT_TYPES = {
     DType.STRING: "!corert.string",
@@ -196,6 +211,8 @@ class _Disassembler:
     def _scalar(self, code: int, value: Any) -> Attribute:
         if code in _INT_TYPES:
             return IntegerAttr(int(value), _INT_TYPES[code])
+        if code in enc.SMALL_FLOATS:  # exact, and a NaN keeps its sign (FloatAttr() drops it)
+            return FloatAttr.new((FloatData(float(value)), _FLOAT_TYPES[code]))
         if code in _FLOAT_TYPES:
             return FloatAttr(float(value), _FLOAT_TYPES[code])
         if code in (DType.STRING, AttrType.FUNC):
@@ -212,7 +229,8 @@ class _Disassembler:
         if enc.is_array_code(code):
             elem = enc.element_code(code)
             if isinstance(value, np.ndarray):
-                value = value.astype(np.float64) if elem == DType.BF16 else value
+                small = elem == DType.BF16 or elem in enc.SMALL_FLOATS
+                value = value.astype(np.float64) if small else value
                 value = value.tolist()
             return ArrayAttr([self._scalar(elem, v) for v in value])
         if code == AttrType.DENSE:
@@ -228,6 +246,11 @@ class _Disassembler:
     def _dense(self, arr: np.ndarray) -> Attribute:
         dtype = _dense_dtype(arr)
         element = self.dtype_type(dtype)
+        if dtype in (DType.I2, DType.I4):
+            # xDSL holds a signless sub-byte integer sign-extended in its byte.
+            arr = arr.astype(np.int8)
+        elif dtype in (DType.UI2, DType.UI4):
+            arr = arr.astype(np.uint8)
         return DenseIntOrFPElementsAttr(
             TensorType(element, list(arr.shape)), BytesAttr(np.ascontiguousarray(arr).tobytes())
         )
@@ -486,6 +509,9 @@ def _dense_dtype(arr: np.ndarray) -> int:
     kind, size = arr.dtype.kind, arr.dtype.itemsize
     if arr.dtype.name == "bfloat16":  # ml_dtypes' bfloat16
         return DType.BF16
+    for code in enc.SMALL_DTYPES:  # the other ml_dtypes types
+        if arr.dtype == DType(code).np_dtype:
+            return code
     table = {
         ("b", 1): DType.I1,
         ("i", 1): DType.I8,

@@ -245,7 +245,7 @@ def decode_vbr(buf, pos: int, end: int) -> tuple[int, int]:
 
 # Element types, numbered as TFRT's ``dtype.def``: one enum for the whole
 # runtime, defined with the host tensors (value 0 means "no dtype").
-from tfrt.tensor.dtype import DType  # noqa: E402
+from tfrt.tensor.dtype import SMALL_FLOATS, SUB_BYTE_INTS, DType  # noqa: E402
 
 
 FIRST_DTYPE = 1
@@ -276,7 +276,16 @@ DTYPE_INFO: dict[int, tuple[int, int, str | None, str]] = {
     DType.QI8: (1, 1, "<i1", "qi8"),
     DType.QI16: (2, 2, "<i2", "qi16"),
     DType.QI32: (4, 4, "<i4", "qi32"),
+    # MLIR's small floats and sub-byte integers (ours): one element per byte,
+    # the bits in the low bits, as ml_dtypes stores them (numpy string None:
+    # the dtype comes from ml_dtypes through DType.np_dtype).
+    **{dt: (1, 1, None, dt.short_name) for dt in (*SMALL_FLOATS, DType.I2, DType.I4)},
+    DType.UI2: (1, 1, None, "ui2"),
+    DType.UI4: (1, 1, None, "ui4"),
 }
+
+# The dtype codes past TFRT's enum (see tfrt.tensor.dtype).
+SMALL_DTYPES = frozenset({*SMALL_FLOATS, *SUB_BYTE_INTS})
 
 # Element types a dense attribute may hold (TFRT refuses strings, resources,
 # variants and the quantized types there).
@@ -286,6 +295,7 @@ DENSE_DTYPES = frozenset(
         DType.I1, DType.I8, DType.I16, DType.I32, DType.I64,
         DType.BF16, DType.F16, DType.F32, DType.F64,
         DType.COMPLEX64, DType.COMPLEX128,
+        *SMALL_FLOATS, *SUB_BYTE_INTS,
     }
 )  # fmt: skip
 
@@ -325,7 +335,12 @@ def is_fixed_code(code: int) -> bool:
     """Whether attributes of this code may be packed into a fixed-width array."""
     if code == AttrType.TYPE:
         return True
-    return FIRST_DTYPE <= code < LAST_DTYPE and code != DType.STRING
+    return is_dtype_code(code) and code != DType.STRING
+
+
+def is_dtype_code(code: int) -> bool:
+    """Whether ``code`` is a DType value (TFRT's 1..23, or one of ours)."""
+    return FIRST_DTYPE <= code < LAST_DTYPE or code in SMALL_DTYPES
 
 
 def array_of(code: int) -> int:
@@ -365,6 +380,7 @@ _SCALAR_CODES = frozenset(
         DType.UI8, DType.UI16, DType.UI32, DType.UI64,
         DType.I1, DType.I8, DType.I16, DType.I32, DType.I64,
         DType.F32, DType.F64, DType.F16, DType.BF16, DType.STRING,
+        *SMALL_FLOATS, *SUB_BYTE_INTS,
     }
 )  # fmt: skip
 _ARRAY_ELEMENT_CODES = (_SCALAR_CODES - {DType.STRING}) | {AttrType.TYPE}

@@ -41,7 +41,7 @@ import numpy as np
 
 from tfrt.bef import encoding as enc
 from tfrt.bef import program
-from tfrt.bef.encoding import AttrType, DType, LocationKind, SectionId
+from tfrt.bef.encoding import SMALL_FLOATS, AttrType, DType, LocationKind, SectionId
 
 _U32 = struct.Struct("<I")
 _ATTR_BASE = struct.Struct("<BBHI")
@@ -441,11 +441,14 @@ class _Reader:
         if code == DType.BF16:
             bits = int.from_bytes(raw, "little")
             return struct.unpack("<f", (bits << 16).to_bytes(4, "little"))[0], pos + 2
+        if code in enc.SMALL_DTYPES:
+            value = self._numpy(pos, code, 1)[0]
+            return (float(value) if code in SMALL_FLOATS else int(value)), pos + 1
         signed = code in (DType.I8, DType.I16, DType.I32, DType.I64)
         return int.from_bytes(raw, "little", signed=signed), pos + size
 
     def _dtype(self, value: int, pos: int) -> DType:
-        if not enc.FIRST_DTYPE <= value < enc.LAST_DTYPE:
+        if not enc.is_dtype_code(value):
             self._fail(SectionId.ATTRIBUTES, pos, f"unknown type code {value}")
         return DType(value)
 
@@ -457,6 +460,13 @@ class _Reader:
             raw = np.frombuffer(self.buf, dtype=np.uint8, count=count, offset=pos)
             if raw.max() > 1:
                 self._fail(SectionId.ATTRIBUTES, pos, "i1 elements must be 0 or 1")
+        unused = _UNUSED_BITS.get(dtype_code)
+        if unused and count:
+            # A sub-byte element keeps its bits in the low bits of its byte.
+            raw = np.frombuffer(self.buf, dtype=np.uint8, count=count, offset=pos)
+            if (raw & unused).any():
+                name = enc.DTYPE_INFO[dtype_code][3]
+                self._fail(SectionId.ATTRIBUTES, pos, f"{name} elements must leave their byte's high bits 0")
         if arr.flags.writeable:
             arr.flags.writeable = False
         return arr
@@ -939,11 +949,20 @@ _COLUMN_DTYPES = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
 
 _BF16 = None
 
+# The high bits a sub-byte element's byte must leave 0.
+_UNUSED_BITS = {
+    DType.F4E2M1FN: 0xF0, DType.I4: 0xF0, DType.UI4: 0xF0,
+    DType.F6E2M3FN: 0xC0, DType.F6E3M2FN: 0xC0,
+    DType.I2: 0xFC, DType.UI2: 0xFC,
+}  # fmt: skip
+
 
 def _numpy_dtype(code: int) -> Any:
     info = enc.DTYPE_INFO[code]
     if info[2] is not None:
         return np.dtype(info[2])
+    if code in enc.SMALL_DTYPES:
+        return DType(code).np_dtype  # ml_dtypes, which the runtime needs
     global _BF16
     if _BF16 is None:  # bfloat16 comes from ml_dtypes when installed
         try:

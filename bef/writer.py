@@ -256,7 +256,8 @@ def attr_type_code(attr: Attribute, depth: int = 0) -> int:
         return int(type_dtype(t) or AttrType.UNSUPPORTED)
     if isinstance(attr, FloatAttr):
         code = type_dtype(attr.type)
-        return int(code) if code in (DType.BF16, DType.F16, DType.F32, DType.F64) else 0
+        floats = (DType.BF16, DType.F16, DType.F32, DType.F64, *enc.SMALL_FLOATS)
+        return int(code) if code in floats else 0
     if isinstance(attr, StringAttr):
         return DType.STRING
     if isinstance(attr, DenseIntOrFPElementsAttr):
@@ -298,7 +299,7 @@ def _attr_alignment(attr: Attribute) -> int:
     """The alignment an aggregate reserves for an element (TFRT's
     ``BefAttrEmitter::GetAlignment``)."""
     if isinstance(attr, IntegerAttr) and isinstance(attr.type, IntegerType):
-        return attr.type.width.data // 8
+        return max(1, attr.type.width.data // 8)
     if isinstance(attr, FloatAttr):
         return enc.DTYPE_INFO[type_dtype(attr.type)][0]
     if isinstance(attr, StringAttr):
@@ -317,6 +318,9 @@ def _max_alignment(attr: ArrayAttr) -> int:
     return max([1, *(_attr_alignment(e) for e in attr.data)])
 
 
+_SUB_BYTE_WIDTHS = {DType.I2: 2, DType.I4: 4, DType.UI2: 2, DType.UI4: 4}
+
+
 def _float_bits(value: float, dtype: DType) -> bytes:
     if dtype == DType.F64:
         return struct.pack("<d", value)
@@ -324,6 +328,10 @@ def _float_bits(value: float, dtype: DType) -> bytes:
         return np.array(value, dtype="<f4").tobytes()
     if dtype == DType.F16:
         return np.array(value, dtype="<f2").tobytes()
+    if dtype in enc.SMALL_FLOATS:
+        from tfrt.tensor.small_types import convert
+
+        return np.asarray(convert(np.float64(value), dtype.np_dtype)).tobytes()
     return struct.pack("<H", _bf16_bits(value))
 
 
@@ -396,7 +404,7 @@ class _AttributeEmitter(_Emitter):
             return len(self.buf) - 1
         if code == DType.STRING:
             return self._emit_string(attr.data.encode("utf-8", "surrogateescape"))
-        if code in (DType.F32, DType.F64, DType.F16, DType.BF16):
+        if code in (DType.F32, DType.F64, DType.F16, DType.BF16) or code in enc.SMALL_FLOATS:
             size = enc.DTYPE_INFO[code][0]
             self.align(size)
             offset = len(self.buf)
@@ -404,7 +412,7 @@ class _AttributeEmitter(_Emitter):
             return offset
         # Integers: little-endian at their natural alignment, i1 as one byte.
         size = enc.DTYPE_INFO[code][0]
-        width = 1 if code == DType.I1 else size * 8
+        width = _SUB_BYTE_WIDTHS.get(code, 1 if code == DType.I1 else size * 8)
         value = attr.value.data & _int_mask(width)
         if size == 1:
             self.buf.append(value)
@@ -472,6 +480,8 @@ class _AttributeEmitter(_Emitter):
             data = data * count
         if dtype == DType.I1:  # one byte per element, 0 or 1
             data = (np.frombuffer(data, np.uint8) != 0).astype(np.uint8).tobytes()
+        elif dtype in _SUB_BYTE_WIDTHS:  # the low bits of a byte each (xDSL sign-extends)
+            data = (np.frombuffer(data, np.uint8) & ((1 << _SUB_BYTE_WIDTHS[dtype]) - 1)).astype(np.uint8).tobytes()
         prefix = enc.DENSE_DIMS_OFFSET + 8 * len(dims)
         offset = self._emit_header(enc.TENSOR_ALIGNMENT, dtype, prefix, prefix + len(data))
         self.buf += struct.pack("<III", prefix, count & enc.U32_MAX, len(dims))
