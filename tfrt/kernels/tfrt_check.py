@@ -38,6 +38,7 @@ import numpy as np
 from tfrt.bef.program import file_line_col
 from tfrt.diagnostics import Diagnostic, SourceLoc
 from tfrt.kernels.registry import CHAIN, kernel
+from tfrt.tensor.small_types import is_float
 
 _ROW_BREAK = re.compile(r",\s*\n\s*")
 
@@ -128,7 +129,12 @@ _TYPE_NAMES = {
 
 
 def element_type_name(dtype: np.dtype) -> str:
-    return _TYPE_NAMES.get(np.dtype(dtype), str(dtype))
+    name = _TYPE_NAMES.get(np.dtype(dtype))
+    if name is None:  # bf16, the 8/6/4-bit floats, i2/i4: the expression language's names
+        from tfrt.kernels.expr import _NAMES
+
+        name = _NAMES.get(np.dtype(dtype), str(dtype))
+    return name
 
 
 def type_name(a: np.ndarray) -> str:
@@ -189,7 +195,7 @@ def _both(a: np.ndarray, b: np.ndarray) -> tuple[str, ...]:
 
 def _bits(a: np.ndarray) -> np.ndarray:
     """The elements as unsigned integers of their width (floats compare by bits)."""
-    if a.dtype.kind == "f":
+    if is_float(a.dtype):  # ml_dtypes' small floats too (numpy kind "V")
         return np.ascontiguousarray(a).view(f"u{a.dtype.itemsize}")
     return a
 
@@ -229,7 +235,7 @@ def compare_almost_eq(lhs: Any, rhs: Any, atol: float, rtol: float) -> Mismatch 
     a, b, problem = _pair(lhs, rhs)
     if problem is not None:
         return problem, _both(a, b)
-    if a.dtype.kind != "f":
+    if not is_float(a.dtype):
         return f"expected floating-point values, got {type_name(a)}", _both(a, b)
     atol, rtol = float(np.float32(atol)), float(np.float32(rtol))
     differ = ~almost_equal(a, b, atol, rtol)
