@@ -278,6 +278,44 @@ SPECS: tuple[ArraySpec, ...] = (
         "numpy's `take(input, indices, axis)` (i32/i64 indices; negative ones count from the end).",
         "%y = tfrt_array.gather %x, %i {axis = 0} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>",
     ),
+    # tensor.gather/scatter, slices at run-time positions and tensor.reshape by
+    # a shape tensor (tfrt/kernels/array_indexing.py): every index is checked.
+    ArraySpec(
+        "gather_slices", ("input", "indices"), {"dims": "i64[]", "shape": "i64[]", "unique": "i1"},
+        "`tensor.gather`: for each coordinate tuple (the last dimension of `indices`),\n"
+        "the input slice at those positions of `dims`, reshaped to `shape`; a coordinate\n"
+        "out of bounds (or, with `unique`, repeated) is an error.",
+        "%y = tfrt_array.gather_slices %x, %i {dims = [0], shape = [2, 3], unique = false}\n"
+        "        : (tensor<5x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>",
+    ),
+    ArraySpec(
+        "scatter_slices", ("source", "dest", "indices"), {"dims": "i64[]", "unique": "i1"},
+        "`tensor.scatter`: a copy of `dest` with each slice of `source` written at its\n"
+        "coordinates along `dims`; a coordinate out of bounds or repeated is an error.",
+        "%y = tfrt_array.scatter_slices %s, %x, %i {dims = [0], unique = true}\n"
+        "        : (tensor<2x3xf32>, tensor<5x3xf32>, tensor<2x1xi64>) -> tensor<5x3xf32>",
+    ),
+    ArraySpec(
+        "dynamic_extract_slice", ("input", "positions*"),
+        {"offsets": "i64[]", "shape": "i64[]", "sizes": "i64[]", "strides": "i64[]"},
+        "`extract_slice` whose offsets or strides marked -2^63 are the `positions`\n"
+        "operands (offsets first); a slice out of bounds is an error.",
+        "%y = tfrt_array.dynamic_extract_slice %x, %o {offsets = [-9223372036854775808, 0],\n"
+        "        shape = [2], sizes = [1, 2], strides = [1, 1]} : (tensor<4x3xf32>, i64) -> tensor<2xf32>",
+    ),
+    ArraySpec(
+        "dynamic_insert_slice", ("source", "dest", "positions*"),
+        {"offsets": "i64[]", "sizes": "i64[]", "strides": "i64[]"},
+        "`insert_slice` whose offsets or strides marked -2^63 are the `positions`\n"
+        "operands (offsets first); a slice out of bounds is an error.",
+        "%y = tfrt_array.dynamic_insert_slice %s, %x, %o {offsets = [-9223372036854775808, 0],\n"
+        "        sizes = [1, 3], strides = [1, 1]} : (tensor<3xf32>, tensor<4x3xf32>, i64) -> tensor<4x3xf32>",
+    ),
+    ArraySpec(
+        "reshape_checked", ("input", "shape_values"), _SHAPE,
+        "`reshape` to `shape`, which the 1-D tensor `shape_values` must hold at run time.",
+        "%y = tfrt_array.reshape_checked %x, %s {shape = [6]} : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<6xf32>",
+    ),
     ArraySpec(
         "to_device", ("input",), {"device": "str"},
         "The tensor on `device` (`gpu:0`: a cupy array; `cpu`: numpy); set by `place-devices`.",

@@ -113,7 +113,7 @@ def test_op_counts():
         "tfrt_test": 12,
         "ts": 18,
         "ts_sync": 5,
-        "tfrt_array": 24,
+        "tfrt_array": 29,
         "tfrt_scalar": 24,  # eval, print, a constant per scalar type (22)
         "tfrt_check": 6,
     }

@@ -566,12 +566,21 @@ def concat(axis, *inputs):
     return _xp(inputs[0]).concatenate(inputs, axis=axis)
 
 
+def _element_index(name: str, x, indices) -> tuple[int, ...]:
+    """The indices as ints, each within its dimension: numpy would count a
+    negative one from the end (MLIR leaves it undefined; it is an error here)."""
+    index = tuple(int(i) for i in indices)
+    if len(index) != x.ndim:
+        raise KernelError(f"{name}: {len(index)} indices for a rank-{x.ndim} tensor")
+    for axis, (i, size) in enumerate(zip(index, x.shape)):
+        if not 0 <= i < size:
+            raise KernelError(f"{name}: index {i} is out of bounds for axis {axis} with size {size}")
+    return index
+
+
 @kernel("tfrt_array.extract")
 def extract(x, *indices):
-    try:
-        v = x[tuple(int(i) for i in indices)]
-    except IndexError as exc:
-        raise KernelError(f"tfrt_array.extract: {exc}") from None
+    v = x[_element_index("tfrt_array.extract", x, indices)]
     if _on_gpu((v,)):
         return v.get()[()]  # scalars live on the host: a 0-d device array, copied back
     return v
@@ -579,11 +588,9 @@ def extract(x, *indices):
 
 @kernel("tfrt_array.insert")
 def insert(value, dest, *indices):
+    index = _element_index("tfrt_array.insert", dest, indices)
     out = _xp(dest).array(dest, copy=True)
-    try:
-        out[tuple(int(i) for i in indices)] = value
-    except IndexError as exc:
-        raise KernelError(f"tfrt_array.insert: {exc}") from None
+    out[index] = value
     return out
 
 
