@@ -47,7 +47,7 @@ STANDARD_DIALECTS: dict[str, str] = {
     "arith": "tfrt.dialects.arith:Arith",
     "scf": "xdsl.dialects.scf:Scf",
     "cf": "xdsl.dialects.cf:Cf",
-    "tensor": "xdsl.dialects.tensor:Tensor",
+    "tensor": "tfrt.dialects.tensor:Tensor",
     "linalg": "tfrt.dialects.linalg:Linalg",
     "memref": "xdsl.dialects.memref:MemRef",
     "math": "xdsl.dialects.math:Math",

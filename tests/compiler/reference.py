@@ -83,6 +83,26 @@ class _IntegerMinMax(InterpreterFunctions):
         return (min(args[0], args[1]),)
 
 
+def _tensor_ops() -> InterpreterFunctions:
+    """xDSL's tensor implementations for the classes of tfrt.dialects.tensor,
+    which replace xDSL's (with the same names and fields)."""
+    from tfrt.dialects.tensor import Tensor
+
+    def delegate(fn):
+        def run(self, interpreter, op, args):
+            return fn(self, interpreter, op, args).values
+
+        return run
+
+    ours = {cls.name: cls for cls in Tensor.operations}
+    impls = {
+        f"run_{i}": impl(ours[cls.name])(delegate(fn))
+        for i, (cls, fn) in enumerate(TensorFunctions._impls())
+        if cls.name in ours
+    }
+    return register_impls(type("_TensorOps", (InterpreterFunctions,), impls))()
+
+
 def run_reference(text: str, name: str, args, out=None) -> list:
     """Run ``name`` in xDSL's interpreter; ``printf.print_format`` writes to ``out``."""
     module: ModuleOp = parse_module(text, "ref.mlir")
@@ -99,6 +119,7 @@ def run_reference(text: str, name: str, args, out=None) -> list:
     ):
         interp.register_implementations(functions)
     interp.register_implementations(_FillAsStructuredOp(), override=True)
+    interp.register_implementations(_tensor_ops(), override=True)
     interp.register_implementations(_IntegerMinMax())
     fn = next(op for op in module.ops if getattr(op, "sym_name", None) and op.sym_name.data == name)
     ftype = fn.function_type

@@ -8,13 +8,13 @@ memref.global "private" constant @cst : memref<2xf32> = dense<[1.0, 2.0]> {align
 memref.global "public" @buf : memref<3xf16> = uninitialized
 
 // CHECK-LABEL: func.func @slices(
-func.func @slices(%t: tensor<8x?xf32>, %u: tensor<6x?xf32>, %m: memref<8x16xf32>, %i: index, %j: index, %pad: f32) {
+func.func @slices(%t: tensor<8x?xf32>, %u: tensor<6x?xf32>, %m: memref<8x16xf32>, %i: index, %j: index, %pad: f32, %s0: tensor<f32>) {
   // CHECK-NEXT: %[[E:.*]] = tensor.extract_slice %arg0[%arg3, 0] [4, %arg4] [1, 2] : tensor<8x?xf32> to tensor<4x?xf32>
   %e = tensor.extract_slice %t[%i, 0] [4, %j] [1, 2] : tensor<8x?xf32> to tensor<4x?xf32>
   // CHECK-NEXT: tensor.insert_slice %[[E]] into %arg0[0, %arg3] [4, %arg4] [%arg3, 1] {tag = 1 : i64} : tensor<4x?xf32> into tensor<8x?xf32>
   %ins = tensor.insert_slice %e into %t[0, %i] [4, %j] [%i, 1] {tag = 1} : tensor<4x?xf32> into tensor<8x?xf32>
-  // CHECK-NEXT: tensor.extract_slice %arg0[] [] [] : tensor<8x?xf32> to tensor<8x?xf32>
-  %z = tensor.extract_slice %t[] [] [] : tensor<8x?xf32> to tensor<8x?xf32>
+  // CHECK-NEXT: tensor.extract_slice %arg6[] [] [] : tensor<f32> to tensor<f32>
+  %z = tensor.extract_slice %s0[] [] [] : tensor<f32> to tensor<f32>
   // CHECK-NEXT: %[[X:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1], [2]] output_shape [2, 3, %arg4] : tensor<6x?xf32> into tensor<2x3x?xf32>
   %x = tensor.expand_shape %u [[0, 1], [2]] output_shape [2, 3, %j] : tensor<6x?xf32> into tensor<2x3x?xf32>
   // CHECK-NEXT: tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<2x3x?xf32> into tensor<6x?xf32>
