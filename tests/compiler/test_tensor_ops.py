@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gpu_fixture import gpu  # noqa: F401 - the fixture
 from tfrt.bef.writer import write_bef
 from tfrt.dialects import make_context
 from tfrt.dialects.printer import print_module
@@ -978,3 +979,28 @@ func.func @f(%x: tensor<8x8xf32>, %v: f32) -> (tensor<?x?xf32>, tensor<?xf32>, t
         and "tensor.cast %generated : tensor<3xf32> to tensor<?xf32>" in out
     )
     assert "tensor.splat %arg1 : tensor<3x2xf32>" in out
+
+
+# ---------------------------------------------------------------- on a GPU
+
+
+def test_the_checking_kernels_run_on_a_gpu(gpu):  # noqa: F811 - the fixture
+    """place-devices puts every tensor kernel where its operands are: the
+    checking kernels take device arrays (the indices are checked on the host)."""
+    module = parse_module(INDEXING + SLICES, "t.mlir")
+    compile_module(module, device="gpu")
+    prog = tfrt.api.load(write_bef(module))
+    src = np.arange(20, dtype=np.float32).reshape(4, 5)
+    idx = np.array([[0], [3], [3]], np.int32)
+    np.testing.assert_array_equal(prog.call("gather", src, idx), src[[0, 3, 3]])
+    upd = -np.ones((2, 1, 5), np.float32)
+    got = prog.call("scatter", upd, src, np.array([[1], [2]]))
+    np.testing.assert_array_equal(got, ref_scatter(upd, src, np.array([[1], [2]]), [0]))
+    x = np.arange(42, dtype=np.float32).reshape(6, 7)
+    np.testing.assert_array_equal(prog.call("runtime_stride", x, -2), [6.0, 4.0, 2.0])
+    np.testing.assert_array_equal(
+        prog.call("runtime_offsets", x, 2, 1), ref_slice(x, [2, 1], [2, 3], [1, 2])
+    )
+    with pytest.raises(tfrt.api.ExecutionError) as info:
+        prog.call("gather", src, np.array([[0], [4], [3]], np.int32))
+    assert "tensor.gather: coordinate 4 at indices[1, 0] is out of bounds" in str(info.value)
