@@ -30,12 +30,13 @@ from __future__ import annotations
 from xdsl.dialects import arith as _xdsl
 from xdsl.dialects.builtin import (
     IndexType,
+    IntegerAttr,
     IntegerType,
     ShapedType,
     Signedness,
 )
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -114,6 +115,51 @@ FPToSIOp = _cast_op(_xdsl.FPToSIOp, _FLOAT_LIKE, _INT_LIKE, None)
 FPToUIOp = _cast_op(_xdsl.FPToUIOp, _FLOAT_LIKE, _INT_LIKE, None)
 
 
+def _verify_comparison(self) -> None:
+    operand, result = self.lhs.type, self.result.type
+    if self.rhs.type != operand:
+        raise VerifyException(f"operands must have the same type, not '{operand}' and '{self.rhs.type}'")
+    if _shape(operand) != _shape(result) or _container(operand) is not _container(result):
+        raise VerifyException(f"result type '{result}' must have the shape of the operands, '{operand}'")
+
+
+@irdl_op_definition
+class CmpiOp(IRDLOperation):
+    """MLIR's ``arith.cmpi``: an i1, or i1 elements shaped as the operands
+    (xDSL's takes scalars only)."""
+
+    name = "arith.cmpi"
+    predicate = prop_def(IntegerAttr)
+    lhs = operand_def(_INT_LIKE)
+    rhs = operand_def(_INT_LIKE)
+    result = result_def(_xdsl.boolLike)
+
+    traits = traits_def(_xdsl.CmpiHasCanonicalizationPatterns(), Pure())
+
+    verify_ = _verify_comparison
+    print = _xdsl.CmpiOp.print
+    parse = _xdsl.CmpiOp.__dict__["parse"]
+
+
+@irdl_op_definition
+class CmpfOp(IRDLOperation):
+    """MLIR's ``arith.cmpf``: an i1, or i1 elements shaped as the operands
+    (xDSL's takes scalars only)."""
+
+    name = "arith.cmpf"
+    predicate = prop_def(IntegerAttr)
+    lhs = operand_def(_FLOAT_LIKE)
+    rhs = operand_def(_FLOAT_LIKE)
+    fastmath = prop_def(_xdsl.FastMathFlagsAttr, default_value=_xdsl.FastMathFlagsAttr("none"))
+    result = result_def(_xdsl.boolLike)
+
+    traits = traits_def(Pure())
+
+    verify_ = _verify_comparison
+    print = _xdsl.CmpfOp.print
+    parse = _xdsl.CmpfOp.__dict__["parse"]
+
+
 def _verify_scaling(op: Operation, compare: str) -> None:
     src, scale, dst = op.operands[0].type, op.operands[1].type, op.results[0].type
     if not (_shape(src) == _shape(scale) == _shape(dst)):
@@ -168,7 +214,9 @@ class ScalingTruncFOp(IRDLOperation):
         _verify_scaling(self, "narrower")
 
 
-_REPLACED = {cls.name: cls for cls in (ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp)}
+_REPLACED = {
+    cls.name: cls for cls in (ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp, CmpiOp, CmpfOp)
+}
 
 Arith = Dialect(
     "arith",

@@ -307,6 +307,7 @@ def to_mlir_layout(raw: bytes, elt: Attribute) -> bytes:
 
 # A hexadecimal integer that is a whole element (not part of a float literal).
 _HEX_INT = re.compile(r"(?<![\w.])(-?)0[xX]([0-9a-fA-F]+)")
+_BOOLEAN = re.compile(r"\b(?:true|false)\b")
 # `1.` and `1.e3`: MLIR float literals that JSON does not read.
 _BARE_DOT = re.compile(r"(?<=[0-9])\.(?![0-9])")
 
@@ -449,6 +450,8 @@ def dense_from_text(token: str, typ: Attribute) -> DenseIntOrFPElementsAttr:
     small = small_float_dtype(base) is not None and not complex_elt
     data = _json_body(body, hex_as_bits=small)
     if small:
+        if _BOOLEAN.search(body):
+            raise AttrError(f"boolean value in a dense literal of type '{elt}': dense literal elements must be numbers")
         arr = _small_float_elements(data, dtype, base)
     else:
         try:
