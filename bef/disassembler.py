@@ -431,10 +431,12 @@ class _Disassembler:
                 regions.append(region)
                 pending.append((region, index))
                 children.setdefault(fn.index, []).append(index)
+            result_types = [reg_types[r] for r in kernel.results]
+            _signed_dense(attrs, result_types)
             op = self.create_op(
                 kernel.name,
                 operands,
-                [reg_types[r] for r in kernel.results],
+                result_types,
                 attrs,
                 regions,
                 self.location(kernel.location),
@@ -503,6 +505,28 @@ def _pseudo_results(fn: program.Function) -> list[int]:
     """The registers of a function's arguments: by the writer's numbering,
     registers 0..n-1 (the pseudo kernel's results 1..n)."""
     return list(range(len(fn.arg_types)))
+
+
+def _signed_dense(attrs: dict[str, Attribute], result_types: list[Attribute]) -> None:
+    """A dense attribute of ``si8`` (``si4`` ...) elements is stored as ``i8``:
+    BEF's dtypes have no signed integers.  The result type of its kernel
+    says which it was (``tfrt_array.constant``'s is the constant's type)."""
+    for name, attr in attrs.items():
+        if not isinstance(attr, DenseIntOrFPElementsAttr):
+            continue
+        element = attr.get_element_type()
+        if not isinstance(element, IntegerType) or element.signedness.data != Signedness.SIGNLESS:
+            continue
+        for t in result_types:
+            if (
+                isinstance(t, TensorType)
+                and isinstance(t.element_type, IntegerType)
+                and t.element_type.signedness.data == Signedness.SIGNED
+                and t.element_type.width == element.width
+                and tuple(t.get_shape()) == tuple(attr.get_shape())
+            ):
+                attrs[name] = DenseIntOrFPElementsAttr(t, attr.data)
+                break
 
 
 def _dense_dtype(arr: np.ndarray) -> int:

@@ -167,3 +167,22 @@ def test_write_bef_of_a_parsed_module_keeps_the_dense_bytes():
     want = np.array([28.0, -0.125, -0.0], ml_dtypes.float6_e3m2fn).view(np.uint8).tobytes()
     assert want == bytes([0x1F, 0x22, 0x20])
     assert data.find(want) > 0
+
+
+def test_signed_integer_constants_keep_their_type_through_bef():
+    """BEF's dtypes have no si8/si4 (they are stored as i8/i4); the kernel's
+    result type gives the constant its type back, so the text reparses."""
+    text = """
+func.func @f() -> (tensor<2xsi8>, tensor<2xsi4>, tensor<2xui4>) {
+  %a = arith.constant dense<[-1, 5]> : tensor<2xsi8>
+  %b = arith.constant dense<[-8, 7]> : tensor<2xsi4>
+  %c = arith.constant dense<[15, 0]> : tensor<2xui4>
+  return %a, %b, %c : tensor<2xsi8>, tensor<2xsi4>, tensor<2xui4>
+}
+"""
+    bef = compile_text_to_bef(text)
+    back = print_module(bef_to_module(read_bef(bef), ctx=make_context()))
+    for line in ("dense<[-1, 5]> : tensor<2xsi8>", "dense<[-8, 7]> : tensor<2xsi4>", "dense<[15, 0]> : tensor<2xui4>"):
+        assert line in back, back
+    a, b, c = tfrt.api.load(compile_text_to_bef(back)).call("f")
+    assert (a.tolist(), b.tolist(), c.tolist()) == ([-1, 5], [-8, 7], [15, 0])
