@@ -57,10 +57,29 @@ class PlaceDevicesPass(ModulePass):
         if kind == "cpu":
             return
         device = self.device if index else "gpu:0"
+        _check_gpu_types(op)
         functions = [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
         internal = internal_functions(op, functions)
         for fn in functions:
             _place(fn, device, internal)
+
+
+def _check_gpu_types(module: ModuleOp) -> None:
+    """CuPy has no bf16, 8/6/4-bit floats or i2/i4: a tensor kernel on them
+    is an error at the op (docs/compiler.md, "Small element types")."""
+    from tfrt.dialects.syntax.verify import op_error
+    from tfrt.passes.lowering import element_name
+    from tfrt.tensor.small_types import is_narrow
+    from tfrt.kernels.expr import DTYPES
+
+    for o in walk(module):
+        if not _is_tensor_kernel(o):
+            continue
+        for v in (*o.operands, *o.results):
+            if isinstance(v.type, TensorType):
+                name = element_name(v.type)
+                if name in DTYPES and is_narrow(DTYPES[name]):
+                    raise op_error(o, f"cannot run on the GPU: CuPy has no {name} (compile for the CPU)")
 
 
 def internal_functions(module: ModuleOp, functions: list) -> set[str]:

@@ -645,3 +645,17 @@ func.func @f() -> (tensor<4xf8E4M3FN>, tensor<3xi4>, f8E5M2, tensor<2xbf16>) {
     assert out.returncode == 0, out.stderr
     for line in ("4xf8E4M3FN=1.5 -2 NAN 448", "3xi4=-8 7 -1", "result[2]: f8E5M2=INF", "2xbf16=0.100098 -3"):
         assert line in out.stdout, out.stdout
+
+
+def test_the_gpu_refuses_small_types_at_the_op():
+    """CuPy has no bf16, f8/f6/f4 or i2/i4 arrays: compiling for the GPU is an error there."""
+    text = (
+        "func.func @f(%a: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {\n"
+        "  %r = arith.negf %a : tensor<4xf8E4M3FN>\n"
+        "  return %r : tensor<4xf8E4M3FN>\n}\n"
+    )
+    with pytest.raises(DiagnosticError) as info:
+        compile_text_to_bef(text, "g.mlir", device="gpu")
+    assert "g.mlir:2:3: error: 'tfrt_array.elementwise' op cannot run on the GPU: CuPy has no f8E4M3FN" in (
+        info.value.render()
+    )
