@@ -245,6 +245,13 @@ def _parse_number(text: str, dt: np.dtype) -> Any:
         raise ValueSpecError(f"'{t}' is not a number") from None
 
 
+def _as_array(values: Any, dt: np.dtype) -> np.ndarray:
+    """Parsed numbers as an array of ``dt`` (small floats rounded once)."""
+    if st.is_small_float(dt):
+        return np.asarray(st.convert(np.asarray(values, np.float64), dt))
+    return np.asarray(values, dt)
+
+
 def parse_input(spec: str, declared: str | None, npy: NpyReader | None = None) -> Any:
     """One ``--input`` value, checked against the declared BEF type when known."""
     want = parse_type(declared) if declared is not None else None
@@ -260,9 +267,9 @@ def parse_input(spec: str, declared: str | None, npy: NpyReader | None = None) -
             return _check(np.zeros(shape, DTYPES[m2.group(2)]), want, declared)
         # A bare value takes the declared scalar type.
         if isinstance(want, str):
-            return _check(np.asarray(_parse_number(spec, DTYPES[want]), DTYPES[want]), want, declared)
+            return _check(_as_array(_parse_number(spec, DTYPES[want]), DTYPES[want]), want, declared)
         if isinstance(want, TensorType) and want.shape == ():
-            return _check(np.asarray(_parse_number(spec, want.dtype), want.dtype), want, declared)
+            return _check(_as_array(_parse_number(spec, want.dtype), want.dtype), want, declared)
         raise ValueSpecError(f"expected SHAPExTYPE=VALUES (e.g. 2x2xf32=1,2,3,4) or @file.npy, got '{spec}'")
     if m is None or m.group(2) not in DTYPES:
         raise ValueSpecError(f"'{head}' is not SHAPExTYPE (e.g. 2x2xf32, i32)")
@@ -285,11 +292,11 @@ def parse_input(spec: str, declared: str | None, npy: NpyReader | None = None) -
     if not tokens:
         a = np.zeros(shape, dt)
     elif len(tokens) == 1 and count != 1:
-        a = np.full(shape, _parse_number(tokens[0], dt), dt)  # a splat
+        a = np.broadcast_to(_as_array(_parse_number(tokens[0], dt), dt), shape).copy()  # a splat
     elif len(tokens) != count:
         raise ValueSpecError(f"{head} needs {count} values, got {len(tokens)}")
     else:
-        a = np.array([_parse_number(t, dt) for t in tokens], dtype=dt).reshape(shape)
+        a = _as_array([_parse_number(t, dt) for t in tokens], dt).reshape(shape)
     return _check(a, want, declared)
 
 

@@ -659,3 +659,19 @@ def test_the_gpu_refuses_small_types_at_the_op():
     assert "g.mlir:2:3: error: 'tfrt_array.elementwise' op cannot run on the GPU: CuPy has no f8E4M3FN" in (
         info.value.render()
     )
+
+
+def test_inputs_and_arguments_of_small_types():
+    """``--input`` values and Python arguments round once to the declared type
+    (1.0625000001 is just above a tie of f8E4M3FN) and i4 is range-checked."""
+    from tfrt.values import ValueRangeError, converter, parse_input
+
+    assert parse_input("2xf8E4M3FN=1.0625000001,2", None).view(np.uint8).tolist() == [0x39, 0x40]
+    assert parse_input("3xi4=-8,7,0", "tensor<3xi4>").tolist() == [-8, 7, 0]
+    with pytest.raises(ValueRangeError, match="9 does not fit in i4"):
+        parse_input("i4=9", "i4")
+    to_tensor = converter("tensor<2xbf16>")
+    assert to_tensor([1 + 2**-8 + 2**-40, 3.0]).view(np.uint16).tolist() == [0x3F81, 0x4040]
+    assert converter("i2")(-2) == -2
+    with pytest.raises(ValueRangeError):
+        converter("i2")(2)
