@@ -83,6 +83,20 @@ class _IntegerMinMax(InterpreterFunctions):
         return (min(args[0], args[1]),)
 
 
+def _named_ops() -> InterpreterFunctions:
+    """The compiler's named linalg ops (tfrt.dialects.linalg_named defines them
+    in place of xDSL's classes; the interpreter finds implementations by
+    class): each runs as the structured op its maps and body say."""
+    from tfrt.dialects.linalg_named import OPS, sync_body
+
+    def run(self, interpreter, op, args):
+        sync_body(op)
+        return run_linalg_structured_op(interpreter, op, args)
+
+    impls = {f"run_{i}": impl(cls)(run) for i, cls in enumerate(OPS.values())}
+    return register_impls(type("_NamedOps", (InterpreterFunctions,), impls))()
+
+
 def _tensor_ops() -> InterpreterFunctions:
     """xDSL's tensor implementations for the classes of tfrt.dialects.tensor,
     which replace xDSL's (with the same names and fields)."""
@@ -119,6 +133,7 @@ def run_reference(text: str, name: str, args, out=None) -> list:
     ):
         interp.register_implementations(functions)
     interp.register_implementations(_FillAsStructuredOp(), override=True)
+    interp.register_implementations(_named_ops(), override=True)
     interp.register_implementations(_tensor_ops(), override=True)
     interp.register_implementations(_IntegerMinMax())
     fn = next(op for op in module.ops if getattr(op, "sym_name", None) and op.sym_name.data == name)
