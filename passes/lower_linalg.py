@@ -48,7 +48,8 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 
 from tfrt.diagnostics import DiagnosticError
-from tfrt.dialects.fastir import canon, walk
+from tfrt.dialects.fastir import walk
+from tfrt.dialects.linalg_named import NamedStructuredOp, sync_body
 from tfrt.passes.linalg_generic import lower_generic
 from tfrt.passes.lowering import (
     EXPR_OPS,
@@ -459,102 +460,368 @@ def _uses(v: SSAValue, target: SSAValue, depth: int = 0) -> bool:
 
 # ---------------------------------------------------------------------------
 # Named ops with kernels of their own
+#
+# Each named op computes in its accumulator's element type: the operands are
+# cast first, as its body does (``cast_signed``/``cast_unsigned``, see
+# tfrt.dialects.linalg_named), and quantized ops subtract their zero points
+# after the cast; then one kernel runs in that type.  Contractions become
+# ``tfrt_array.matmul`` (plain, transposed and batched products) or
+# ``tfrt_array.einsum``; convolutions of any layout, 1-D, 2-D, 3-D,
+# grouped and depthwise, become ``tfrt_array.conv2d`` through transposes and
+# reshapes (a 1-D one is a 2-D one of height 1, a 3-D one the sum over the
+# depth taps of 2-D ones); poolings become ``tfrt_array.pool2d`` the same
+# way.  What no pattern takes (a broadcast matmul map, ...) goes to
+# _lower_structured.
+
+
+def _cast_expr(src: str, dst: str, unsigned: bool, x: str = "a0") -> str:
+    """``x`` of element type ``src`` cast to ``dst`` as mlir::convertScalarToDtype
+    does: extsi/extui, trunci, sitofp/uitofp, fptosi/fptoui, extf/truncf."""
+    if src == dst:
+        return x
+    src_int, dst_int = src[0] == "i", dst[0] == "i"
+    if src == "i1" and not unsigned:  # extsi / sitofp: true is -1
+        return f"where({x}, cast_{dst}(-1), cast_{dst}(0))"
+    widens = src_int and (not dst_int or int(dst[1:]) > int(src[1:]))
+    return f"{'ucast' if unsigned and widens else 'cast'}_{dst}({x})"
+
+
+def _cast_to(b: _Builder, v: SSAValue, elem: Attribute, unsigned: bool) -> SSAValue:
+    """Tensor ``v`` with its elements cast to ``elem``."""
+    src, dst = element_name(v.type), element_name(elem)
+    if src == dst:
+        return v
+    return b.elementwise(_cast_expr(src, dst, unsigned), [v], tensor_type(shape_of(v.type), elem))
+
+
+def _shifted(b: _Builder, v: SSAValue, zero_point: SSAValue, elem: Attribute) -> SSAValue:
+    """``cast(v) - cast(zero_point)`` in ``elem`` (the quantized ops' operands)."""
+    dst = element_name(elem)
+    x = _cast_expr(element_name(v.type), dst, False, "a0")
+    z = _cast_expr(element_name(zero_point.type), dst, False, "a1")
+    return b.elementwise(f"({x} - {z})", [v, zero_point], tensor_type(shape_of(v.type), elem))
+
+
+def _unsigned(op: Operation) -> bool:
+    """The op casts its operands unsigned (its ``cast`` attribute or its name)."""
+    attr = op.properties.get("cast")
+    if attr is not None:
+        return str(getattr(attr.data, "value", attr.data)) == "cast_unsigned"
+    return op.name.endswith("_unsigned")
+
+
+def _operands_in(op: Operation, b: _Builder, elem: Attribute) -> list[SSAValue]:
+    """The tensor inputs cast to ``elem``; a ``_q`` or ``quantized_`` op's
+    two scalar zero points are subtracted from the two tensors."""
+    ins = list(b.ins)
+    if len(ins) == 4 and not isinstance(ins[2].type, TensorType):
+        x, w, xz, wz = ins
+        return [_shifted(b, x, xz, elem), _shifted(b, w, wz, elem)]
+    if op.name.startswith("linalg.pooling_"):
+        ins = ins[:1]
+    unsigned = _unsigned(op)
+    return [_cast_to(b, v, elem, unsigned) for v in ins]
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+def _matmul_specs() -> dict[str, tuple[bool, bool]]:
+    """einsum spec (see _canonical_spec) -> (transpose_a, transpose_b) of the
+    products tfrt_array.matmul computes: plain, transposed, batched, matvec."""
+    out = {}
+    for batch in (False, True):
+        d = [AffineDimExpr(i) for i in range(4 if batch else 3)]
+        bt, (m, n, k) = (d[:1], d[1:]) if batch else ([], d)
+        for ta in (False, True):
+            for tb in (False, True):
+                a = (*bt, k, m) if ta else (*bt, m, k)
+                w = (*bt, n, k) if tb else (*bt, k, n)
+                maps = [AffineMap(len(d), 0, r) for r in (a, w, (*bt, m, n))]
+                out[_canonical_spec(maps)] = (ta, tb)
+    m, n = AffineDimExpr(0), AffineDimExpr(1)
+    out[_canonical_spec([AffineMap(2, 0, (m, n)), AffineMap(2, 0, (n,)), AffineMap(2, 0, (m,))])] = (False, False)
+    return out
+
+
+def _canonical_spec(maps: Sequence[AffineMap]) -> str | None:
+    """The einsum spec of a contraction's maps with letters renamed in order of
+    appearance, or None when a map is not a projected permutation."""
+    rename: dict[int, str] = {}
+    parts = []
+    for m in maps:
+        letters = []
+        for e in m.results:
+            if not isinstance(e, AffineDimExpr):
+                return None
+            letters.append(rename.setdefault(e.position, _LETTERS[len(rename)]))
+        parts.append("".join(letters))
+    return f"{parts[0]},{parts[1]}->{parts[2]}"
 
 
 @functools.cache
-def _matmul_maps() -> list[AffineMap]:
-    """linalg.matmul's default indexing maps."""
-    return [
-        AffineMap.from_callable(lambda i, _, k: (i, k)),
-        AffineMap.from_callable(lambda _, j, k: (k, j)),
-        AffineMap.from_callable(lambda i, j, _: (i, j)),
-    ]
+def _matmul_spec_table() -> dict[str, tuple[bool, bool]]:
+    return _matmul_specs()
 
 
-@functools.cache
-def _matmul_maps_number() -> int:
-    """``canon`` of the default maps as an ``indexing_maps`` attribute: equal
-    maps, equal numbers (the maps are compared without walking them)."""
-    from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr
-
-    return canon(ArrayAttr([AffineMapAttr(m) for m in _matmul_maps()]))
+def _matmul_spec(spec: str) -> tuple[bool, bool] | None:
+    return _matmul_spec_table().get(spec)
 
 
-def _matmul(op: Operation, b: _Builder) -> SSAValue:
-    lhs, rhs = b.ins
+def _contraction(op: Operation, b: _Builder) -> SSAValue | None:
+    """matmul, its transposed, batched, vector, tiled and quantized forms, dot, contract."""
     (init,) = b.outs
-    if op.name == "linalg.matmul":
-        if canon(op.indexing_maps) != _matmul_maps_number():  # type: ignore[attr-defined]
-            return None  # type: ignore[return-value]  # the generic path handles it
-    rtype = op.results[0].type
-    for v in (lhs, rhs, init):
+    for v in (*b.ins, init):
         check_value_type(op, v.type)
-    attrs = {
-        "epilogue": str_attr(""), "shape": i64_array(shape_of(rtype)),
-        "transpose_a": i1_attr(False), "transpose_b": i1_attr(False), "types": str_attr(""),
-    }  # fmt: skip
-    product = b.kernel("tfrt_array.matmul", [lhs, rhs], tensor_type(shape_of(rtype), rtype.element_type), attrs)
+    maps = _maps(op)
+    spec = _canonical_spec([maps[0], maps[1], maps[-1]])
+    if spec is None:
+        return None
+    ins_part, out = spec.split("->")
+    if any(c not in ins_part for c in out) or any(len(set(p)) != len(p) for p in (*ins_part.split(","), out)):
+        return None  # a dimension only the output has (a broadcast operand), or a diagonal
+    rtype = op.results[0].type
+    x, w = _operands_in(op, b, rtype.element_type)
+    shape = shape_of(rtype)
+    found = _matmul_spec(spec)
+    if found is not None:
+        ta, tb = found
+        attrs = {
+            "epilogue": str_attr(""), "shape": i64_array(shape), "transpose_a": i1_attr(ta),
+            "transpose_b": i1_attr(tb), "types": str_attr(""),
+        }  # fmt: skip
+        product = b.kernel("tfrt_array.matmul", [x, w], tensor_type(shape, rtype.element_type), attrs)
+    else:
+        product = b.kernel("tfrt_array.einsum", [x, w], tensor_type(shape, rtype.element_type),
+                           {"shape": i64_array(shape), "spec": str_attr(spec)})  # fmt: skip
     return b.combine_init("sum", init, product, rtype)
 
 
-def _conv(op: Operation, b: _Builder) -> SSAValue:
-    x, w = b.ins
+# Convolution layouts, by the letters of their operands' axes: N batch, C
+# input channels, F output channels (per group), G groups, M depthwise
+# multiplier, D/H/W the input's and output's spatial axes, d/h/w the
+# filter's.  "depthwise": each input channel has its own filters.
+_CONV_LAYOUTS = {
+    "conv_1d": ("W", "w", "W"), "conv_2d": ("HW", "hw", "HW"), "conv_3d": ("DHW", "dhw", "DHW"),
+    "conv_1d_nwc_wcf": ("NWC", "wCF", "NWF"), "conv_1d_ncw_fcw": ("NCW", "FCw", "NFW"),
+    "conv_2d_nhwc_hwcf": ("NHWC", "hwCF", "NHWF"), "conv_2d_nhwc_fhwc": ("NHWC", "FhwC", "NHWF"),
+    "conv_2d_nchw_fchw": ("NCHW", "FChw", "NFHW"), "conv_2d_ngchw_fgchw": ("NGCHW", "FGChw", "NGFHW"),
+    "conv_2d_ngchw_gfchw": ("NGCHW", "GFChw", "NGFHW"), "conv_2d_nhwgc_gfhwc": ("NHWGC", "GFhwC", "NHWGF"),
+    "conv_3d_ndhwc_dhwcf": ("NDHWC", "dhwCF", "NDHWF"), "conv_3d_ncdhw_fcdhw": ("NCDHW", "FCdhw", "NFDHW"),
+    "depthwise_conv_1d_nwc_wc": ("NWC", "wC", "NWC"), "depthwise_conv_1d_ncw_cw": ("NCW", "Cw", "NCW"),
+    "depthwise_conv_1d_nwc_wcm": ("NWC", "wCM", "NWCM"), "depthwise_conv_2d_nhwc_hwc": ("NHWC", "hwC", "NHWC"),
+    "depthwise_conv_2d_nchw_chw": ("NCHW", "Chw", "NCHW"), "depthwise_conv_2d_nhwc_hwcm": ("NHWC", "hwCM", "NHWCM"),
+    "depthwise_conv_3d_ndhwc_dhwc": ("NDHWC", "dhwC", "NDHWC"), "depthwise_conv_3d_ncdhw_cdhw": ("NCDHW", "Cdhw", "NCDHW"),
+    "depthwise_conv_3d_ndhwc_dhwcm": ("NDHWC", "dhwCM", "NDHWCM"),
+}  # fmt: skip
+_POOL_LAYOUTS = {"nhwc": "NHWC", "nchw": "NCHW", "nwc": "NWC", "ncw": "NCW", "ndhwc": "NDHWC"}
+
+
+def _conv_layout(name: str) -> tuple[str, str, str] | None:
+    base = name[len("linalg."):]
+    return _CONV_LAYOUTS.get(base.removesuffix("_q"))
+
+
+def _to_layout(b: _Builder, v: SSAValue, have: str, want: str) -> SSAValue:
+    """``v`` with axes ``have`` transposed to the order of ``want`` (letters of
+    ``want`` it lacks are size-1 axes, inserted by a reshape)."""
+    present = [c for c in want if c in have]
+    x = b.transpose(v, [have.index(c) for c in present])
+    sizes = dict(zip(present, shape_of(x.type)))
+    return b.reshape(x, [sizes.get(c, 1) for c in want])
+
+
+def _merge(b: _Builder, v: SSAValue, groups: Sequence[int]) -> SSAValue:
+    """Reshape ``v`` merging consecutive axes: ``groups`` counts the axes of each new one."""
+    shape = shape_of(v.type)
+    out, i = [], 0
+    for n in groups:
+        size = 1
+        for d in shape[i : i + n]:
+            size *= d
+        out.append(size)
+        i += n
+    return b.reshape(v, out)
+
+
+def _conv(op: Operation, b: _Builder) -> SSAValue | None:
+    layout = _conv_layout(op.name)
+    if layout is None:
+        return None
     (init,) = b.outs
-    for v in (x, w, init):
+    for v in (*b.ins, init):
         check_value_type(op, v.type)
-    strides = _ints(op.strides)  # type: ignore[attr-defined]
-    dilations = _ints(op.dilations)  # type: ignore[attr-defined]
+    xl, wl, ol = layout
     rtype = op.results[0].type
-    out_shape = list(rtype.get_shape())
-    groups = 1
-    if op.name == "linalg.conv_2d_nchw_fchw":
-        x = b.transpose(x, [0, 2, 3, 1])
-        w = b.transpose(w, [2, 3, 1, 0])
-        n, f, oh, ow = out_shape
-        out_shape = [n, oh, ow, f]
-    elif op.name == "linalg.conv_2d_nhwc_fhwc":
-        w = b.transpose(w, [1, 2, 3, 0])
-    elif op.name == "linalg.depthwise_conv_2d_nhwc_hwc":
-        kh, kw, c = w.type.get_shape()
-        w = b.reshape(w, [kh, kw, 1, c])
-        groups = c
+    elem = rtype.element_type
+    x, w = _operands_in(op, b, elem)
+    spatial = "".join(c for c in "DHW" if c in xl)
+    kspatial = spatial.lower()
+    depthwise = "M" in wl or "F" not in wl and "C" in wl
+    grouped = "G" in xl
+    # Canonical: x (N, spatial..., [G,] C), w (spatial..., C, [G,] F) or, depthwise,
+    # (spatial..., C, M); the output (N, spatial..., [G,] F) or (N, spatial..., C, M).
+    xc = "N" + spatial + ("GC" if grouped else "C")
+    x = _to_layout(b, x, xl, xc)
+    if depthwise:
+        wc = kspatial + "CM"
+        oc = "N" + spatial + "CM"
+    else:
+        wc = kspatial + ("CGF" if grouped else "CF")
+        oc = "N" + spatial + ("GF" if grouped else "F")
+    w = _to_layout(b, w, wl, wc)
+    r = len(spatial)
+    xs, ws = shape_of(x.type), shape_of(w.type)
+    if grouped:
+        x = _merge(b, x, [1] * (r + 1) + [2])
+        w = _merge(b, w, [1] * (r + 1) + [2])
+        groups = xs[-2]
+    elif depthwise:
+        # Each input channel is a group of one channel with M filters.
+        w = b.reshape(w, [*ws[:r], 1, ws[-2] * ws[-1]])
+        groups = ws[-2]
+    else:
+        groups = 1
+    strides, dilations = (list(v) for v in op.window_values()) if r and _has_window(op) else ([1] * r, [1] * r)
+    out_c = _out_shape(rtype, ol, oc)
+    res = _conv_nd(b, x, w, groups, strides, dilations, out_c, r, elem)
+    res = b.reshape(res, out_c)
+    res = _to_layout(b, res, oc, ol) if set(oc) == set(ol) else _from_canonical(b, res, oc, ol)
+    return b.combine_init("sum", init, res, rtype)
+
+
+def _has_window(op: Operation) -> bool:
+    return hasattr(op, "window_values") and getattr(op, "SPEC", None) is not None and op.SPEC.window > 0  # type: ignore[attr-defined]
+
+
+def _out_shape(rtype, ol: str, oc: str) -> list[int]:
+    """The canonical output shape: the sizes of ``oc``'s axes in ``rtype`` (1 where absent)."""
+    sizes = dict(zip(ol, shape_of(rtype)))
+    return [sizes.get(c, 1) for c in oc]
+
+
+def _from_canonical(b: _Builder, v: SSAValue, oc: str, ol: str) -> SSAValue:
+    """Drop the size-1 canonical axes the op's output lacks, then transpose."""
+    kept = "".join(c for c in oc if c in ol)
+    x = b.reshape(v, [d for d, c in zip(shape_of(v.type), oc) if c in ol])
+    return b.transpose(x, [kept.index(c) for c in ol])
+
+
+def _conv_nd(b: _Builder, x, w, groups, strides, dilations, out_c, r, elem) -> SSAValue:
+    """The canonical convolution of rank ``r`` through 2-D ones; returns (N, O..., F)."""
+    n = out_c[0]
+    f = shape_of(w.type)[-1]
+    if r == 1:
+        x = b.reshape(x, [shape_of(x.type)[0], 1, *shape_of(x.type)[1:]])
+        w = b.reshape(w, [1, *shape_of(w.type)])
+        return _conv2d(b, x, w, groups, [1, strides[0]], [1, dilations[0]], [n, 1, out_c[1], f], elem)
+    if r == 2:
+        return _conv2d(b, x, w, groups, strides, dilations, [n, out_c[1], out_c[2], f], elem)
+    # 3-D: the sum over the depth taps of 2-D convolutions of strided depth slices.
+    xs, ws = shape_of(x.type), shape_of(w.type)
+    od, oh, ow = out_c[1], out_c[2], out_c[3]
+    total = None
+    for kd in range(ws[0]):
+        sl = b.kernel("tfrt_array.extract_slice", [x], tensor_type([n, od, *xs[2:]], elem),
+                      {"offsets": i64_array([0, kd * dilations[0], 0, 0, 0]), "shape": i64_array([n, od, *xs[2:]]),
+                       "sizes": i64_array([n, od, *xs[2:]]), "strides": i64_array([1, strides[0], 1, 1, 1])})  # fmt: skip
+        sl = b.reshape(sl, [n * od, *xs[2:]])
+        tap = b.kernel("tfrt_array.extract_slice", [w], tensor_type(ws[1:], elem),
+                       {"offsets": i64_array([kd, 0, 0, 0, 0]), "shape": i64_array(ws[1:]),
+                        "sizes": i64_array([1, *ws[1:]]), "strides": i64_array([1] * 5)})  # fmt: skip
+        part = _conv2d(b, sl, tap, groups, strides[1:], dilations[1:], [n * od, oh, ow, f], elem)
+        total = part if total is None else b.elementwise("(a0 + a1)", [total, part], part.type)
+    assert total is not None
+    return b.reshape(total, [n, od, oh, ow, f])
+
+
+def _conv2d(b: _Builder, x, w, groups, strides, dilations, out_shape, elem) -> SSAValue:
     attrs = {
         "dilations": i64_array(dilations), "epilogue": str_attr(""), "groups": i64_attr(groups),
         "padding": i64_array([0, 0, 0, 0]), "shape": i64_array(out_shape),
         "strides": i64_array(strides), "types": str_attr(""),
     }  # fmt: skip
-    res = b.kernel("tfrt_array.conv2d", [x, w], tensor_type(out_shape, rtype.element_type), attrs)
-    if op.name == "linalg.conv_2d_nchw_fchw":
-        res = b.transpose(res, [0, 3, 1, 2])
-    return b.combine_init("sum", init, res, rtype)
+    return b.kernel("tfrt_array.conv2d", [x, w], tensor_type(out_shape, elem), attrs)
 
 
-def _pool(op: Operation, b: _Builder) -> SSAValue:
-    x, window = b.ins
+def _signed_order(elem: Attribute) -> str | None:
+    """For an integer type: the constant whose xor maps unsigned order onto
+    signed order (the sign bit), as an expression; None for floats."""
+    name = element_name(elem)
+    if name[0] != "i" or name == "i1":
+        return None
+    return f"cast_{name}({-(1 << (int(name[1:]) - 1))})"
+
+
+def _pool(op: Operation, b: _Builder) -> SSAValue | None:
+    """pooling_{nhwc,nchw,nwc,ncw,ndhwc}_{sum,max,min}[_unsigned]."""
+    parts = op.name[len("linalg.pooling_"):].split("_", 1)
+    layout = _POOL_LAYOUTS.get(parts[0])
+    if layout is None or len(parts) != 2:
+        return None
+    kind, unsigned = parts[1].removesuffix("_unsigned"), parts[1].endswith("_unsigned")
     (init,) = b.outs
-    for v in (x, init):
+    for v in (b.ins[0], init):
         check_value_type(op, v.type)
-    kind = _POOLS[op.name]
     rtype = op.results[0].type
-    out_shape = list(rtype.get_shape())
-    nchw = op.name == "linalg.pooling_nchw_max"
-    if nchw:
-        x = b.transpose(x, [0, 2, 3, 1])
-        n, c, oh, ow = out_shape
-        out_shape = [n, oh, ow, c]
-    attrs = {
-        "dilations": i64_array(_ints(op.dilations)), "kind": str_attr(kind),  # type: ignore[attr-defined]
-        "padding": i64_array([0, 0, 0, 0]), "shape": i64_array(out_shape),
-        "strides": i64_array(_ints(op.strides)),  # type: ignore[attr-defined]
-        "window": i64_array(window.type.get_shape()),
-    }  # fmt: skip
-    res = b.kernel("tfrt_array.pool2d", [x], tensor_type(out_shape, rtype.element_type), attrs)
-    if nchw:
-        res = b.transpose(res, [0, 3, 1, 2])
+    elem = rtype.element_type
+    (x,) = _operands_in(op, b, elem)
+    flip = _signed_order(elem) if unsigned and kind != "sum" else None
+    if flip is not None:  # unsigned max/min: the same order after flipping the sign bit
+        x = b.elementwise(f"bitxor(a0, {flip})", [x], x.type)
+    spatial = "".join(c for c in "DHW" if c in layout)
+    canonical = "N" + spatial + "C"
+    x = _to_layout(b, x, layout, canonical)
+    window = list(shape_of(b.ins[1].type))
+    strides, dilations = (list(v) for v in op.window_values())  # type: ignore[attr-defined]
+    out_c = _out_shape(rtype, layout, canonical)
+    n, c = out_c[0], out_c[-1]
+    r = len(spatial)
+    if r == 1:
+        x = b.reshape(x, [shape_of(x.type)[0], 1, *shape_of(x.type)[1:]])
+        res = _pool2d(b, x, kind, [1, *window], [1, *strides], [1, *dilations], [n, 1, out_c[1], c], elem)
+    elif r == 2:
+        res = _pool2d(b, x, kind, window, strides, dilations, out_c, elem)
+    else:
+        xs = shape_of(x.type)
+        od = out_c[1]
+        res = None
+        for kd in range(window[0]):
+            sl = b.kernel("tfrt_array.extract_slice", [x], tensor_type([n, od, *xs[2:]], elem),
+                          {"offsets": i64_array([0, kd * dilations[0], 0, 0, 0]),
+                           "shape": i64_array([n, od, *xs[2:]]), "sizes": i64_array([n, od, *xs[2:]]),
+                           "strides": i64_array([1, strides[0], 1, 1, 1])})  # fmt: skip
+            sl = b.reshape(sl, [n * od, *xs[2:]])
+            part = _pool2d(b, sl, kind, window[1:], strides[1:], dilations[1:], [n * od, *out_c[2:4], c], elem)
+            res = part if res is None else b.elementwise(_COMBINE_EXPR[kind], [res, part], part.type)
+        assert res is not None
+    res = b.reshape(res, out_c)
+    res = b.transpose(res, [canonical.index(a) for a in layout])
+    if flip is not None:
+        res = b.elementwise(f"bitxor(a0, {flip})", [res], res.type)
+        if _is_identity("sum" if kind == "max" else "", splat_constant(init)) or _is_empty(init):
+            return res  # 0 is the identity of an unsigned max
+        return b.elementwise(f"u{kind}(a0, a1)", [init, res], rtype)
     return b.combine_init(kind, init, res, rtype)
 
 
+def _is_empty(v: SSAValue) -> bool:
+    return getattr(getattr(v, "op", None), "name", "") == "tensor.empty"
+
+
+def _pool2d(b: _Builder, x, kind, window, strides, dilations, out_shape, elem) -> SSAValue:
+    attrs = {
+        "dilations": i64_array(dilations), "kind": str_attr(kind), "padding": i64_array([0, 0, 0, 0]),
+        "shape": i64_array(out_shape), "strides": i64_array(strides), "window": i64_array(window),
+    }  # fmt: skip
+    return b.kernel("tfrt_array.pool2d", [x], tensor_type(out_shape, elem), attrs)
+
+
+_UNSIGNED_COMBINERS = {"arith.maxui": "max", "arith.minui": "min"}
+
+
 def _reduce(op: Operation, b: _Builder) -> list[SSAValue]:
+    """linalg.reduce of one input whose body is ``combine(init, f(in))``:
+    ``f`` as an elementwise kernel, then ``tfrt_array.reduce``."""
     n = len(op.results)
     ins, inits = list(op.operands[:-n]), list(op.operands[-n:])
     if len(ins) != 1 or len(inits) != 1:
@@ -562,15 +829,111 @@ def _reduce(op: Operation, b: _Builder) -> list[SSAValue]:
     x, init = ins[0], inits[0]
     check_value_type(op, x.type)
     block = op.regions[0].blocks[0]
+    in_arg, out_arg = block.args
     yielded = block.last_op.operands[0]  # type: ignore[union-attr]
-    if not isinstance(yielded, OpResult) or yielded.op.name not in _COMBINERS or set(yielded.op.operands) != set(block.args):
-        raise cannot_lower(op, "the reduction body must be one combiner op of its two arguments")
-    kind = _COMBINERS[yielded.op.name]
-    dims = _ints(op.dimensions)  # type: ignore[attr-defined]
+    comb = yielded.op if isinstance(yielded, OpResult) else None
+    name = getattr(comb, "name", "")
+    if name not in _COMBINERS and name not in _UNSIGNED_COMBINERS:
+        raise cannot_lower(op, "the reduction body must combine the accumulator with one of "
+                               "addf/addi/mulf/muli/maximumf/minimumf/maxsi/minsi/maxui/minui/maxnumf/minnumf/andi/ori/xori")  # fmt: skip
+    a, c = comb.operands  # type: ignore[union-attr]
+    if c is out_arg:
+        a, c = c, a
+    if a is not out_arg or _uses(c, out_arg):
+        raise cannot_lower(op, "the reduction body must combine the accumulator with a value computed from the input")
     rtype = op.results[0].type
-    red = b.kernel("tfrt_array.reduce", [x], tensor_type(rtype.get_shape(), rtype.element_type),
+    elem = rtype.element_type
+    if c is not in_arg:  # f(in): one elementwise kernel over the input (and captured scalars)
+        operands = [x]
+
+        def capture(v: SSAValue) -> str:
+            operands.append(v)
+            return f"a{len(operands) - 1}"
+
+        # The combiner is translated too; the accumulator's name is never used.
+        exprs = _body_expr(op, block, {in_arg: "a0", out_arg: "ACC"}, capture, _no_index(op))
+        x = b.elementwise(exprs[c], operands, tensor_type(shape_of(x.type), elem))
+    dims = _ints(op.dimensions)  # type: ignore[attr-defined]
+    unsigned = name in _UNSIGNED_COMBINERS
+    kind = _UNSIGNED_COMBINERS[name] if unsigned else _COMBINERS[name]
+    flip = _signed_order(elem) if unsigned else None
+    if flip is not None:
+        x = b.elementwise(f"bitxor(a0, {flip})", [x], x.type)
+    red = b.kernel("tfrt_array.reduce", [x], tensor_type(rtype.get_shape(), elem),
                    {"axes": i64_array(dims), "keepdims": i1_attr(False), "kind": str_attr(kind)})  # fmt: skip
-    return [b.combine_init(kind, init, red, rtype)]
+    if flip is None:
+        return [b.combine_init(kind, init, red, rtype)]
+    red = b.elementwise(f"bitxor(a0, {flip})", [red], red.type)
+    if _is_empty(init) or (kind == "max" and _is_identity("sum", splat_constant(init))):
+        return [red]
+    return [b.elementwise(f"u{kind}(a0, a1)", [init, red], rtype)]
+
+
+def _no_index(op: Operation):
+    def index(d: int) -> str:
+        raise cannot_lower(op, f"'{op.name}' has no loop indices")
+
+    return index
+
+
+def _copy(op: Operation, b: _Builder) -> SSAValue:
+    """linalg.copy: its input, cast to the output's element type."""
+    (x,) = b.ins
+    (out,) = b.outs
+    check_value_type(op, x.type)
+    return _cast_to(b, x, out.type.element_type, _unsigned(op))  # type: ignore[attr-defined]
+
+
+def _fill(op: Operation, b: _Builder) -> SSAValue:
+    """linalg.fill: the scalar, cast_signed to the output's element type, everywhere."""
+    (value,) = b.ins
+    (init,) = b.outs
+    check_value_type(op, init.type)
+    expr = _cast_expr(element_name(value.type), element_name(init.type), False)
+    return b.elementwise(expr, [value], init.type)
+
+
+def _map(op: Operation, b: _Builder) -> SSAValue:
+    """linalg.map: its body as one elementwise kernel over the inputs (and the
+    scalars it captures)."""
+    ins = list(op.inputs)  # type: ignore[attr-defined]
+    init = op.init  # type: ignore[attr-defined]
+    for v in (*ins, init):
+        check_value_type(op, v.type)
+    block = op.regions[0].blocks[0]
+    operands = list(ins)
+
+    def capture(v: SSAValue) -> str:
+        operands.append(v)
+        return f"a{len(operands) - 1}"
+
+    exprs = _body_expr(op, block, {a: f"a{i}" for i, a in enumerate(block.args)}, capture, _no_index(op))
+    yielded = block.last_op.operands[0]  # type: ignore[union-attr]
+    expr = exprs[yielded] if yielded in exprs else literal(scalar_constant(yielded)) or ""
+    if not expr:
+        raise cannot_lower(op, "cannot evaluate the body")
+    return b.elementwise(expr, operands, init.type)
+
+
+def _named_fast(op: Operation, b: _Builder) -> SSAValue | None:
+    """A named op's kernel pattern (None: the op goes to _lower_structured)."""
+    name = op.name
+    base = name[len("linalg."):]
+    if base in _CONTRACTIONS:
+        return _contraction(op, b)
+    if base.startswith("pooling_"):
+        return _pool(op, b)
+    if "conv" in base:
+        return _conv(op, b)
+    return None
+
+
+_CONTRACTIONS = frozenset({
+    "matmul", "matmul_transpose_a", "matmul_transpose_b", "matmul_unsigned", "quantized_matmul", "mmt4d",
+    "batch_mmt4d", "batch_matmul", "batch_matmul_transpose_a", "batch_matmul_transpose_b",
+    "quantized_batch_matmul", "batch_reduce_matmul", "matvec", "vecmat", "batch_matvec", "batch_vecmat", "dot",
+    "contract",
+})  # fmt: skip
 
 
 def _gather(op: Operation, b: _Builder) -> SSAValue | None:
@@ -620,18 +983,14 @@ def _lower(op: Operation) -> None:
     b = _Builder(op)
     name = op.name
     results: list[SSAValue]
-    if name in _MATMULS:
-        r = _matmul(op, b)
-        results = [r] if r is not None else _lower_structured(op, b)
-    elif name in _CONVS:
-        results = [_conv(op, b)]
-    elif name in _POOLS:
-        results = [_pool(op, b)]
-    elif name == "linalg.fill":
-        (value,) = b.ins
-        (init,) = b.outs
-        check_value_type(op, init.type)
-        results = [b.elementwise("a0", [value], init.type)]
+    if isinstance(op, NamedStructuredOp):
+        sync_body(op)  # a body that depends on attributes the parser did not pass on
+    if name == "linalg.fill":
+        results = [_fill(op, b)]
+    elif name == "linalg.copy":
+        results = [_copy(op, b)]
+    elif isinstance(op, NamedStructuredOp) and (r := _named_fast(op, b)) is not None:
+        results = [r]
     elif name == "linalg.transpose":
         (x,) = b.ins
         check_value_type(op, x.type)
@@ -645,11 +1004,10 @@ def _lower(op: Operation) -> None:
         source = [1 if d in dims else s for d, s in enumerate(out_shape)]
         results = [b.kernel("tfrt_array.broadcast", [x], rtype,
                             {"shape": i64_array(out_shape), "source_shape": i64_array(source)})]  # fmt: skip
-    elif name == "linalg.copy":
-        (x,) = b.ins
-        results = [x]
     elif name == "linalg.reduce":
         results = _reduce(op, b)
+    elif name == "linalg.map":
+        results = [_map(op, b)]
     elif name == "linalg.yield" or name == "linalg.index":
         return
     elif name == "linalg.generic" and (g := _gather(op, b)) is not None:
@@ -657,6 +1015,7 @@ def _lower(op: Operation) -> None:
     elif op.regions and (
         _inputs_then_outputs(type(op)) or (hasattr(op, "inputs") and hasattr(op, "outputs"))
     ):
+        del b.ops[:]  # what a fast path began before it declined
         results = _lower_structured(op, b)
     else:
         raise cannot_lower(op, "no kernel implements it")
