@@ -61,6 +61,10 @@ PASSES: dict[str, tuple[str, str]] = {
         "Report each op's stream (id, cost, parent, children) as remarks",
     ),
     # The compiler: high-level dialects -> kernel IR (docs/compiler.md).
+    "specialize-shapes": (
+        "tfrt.passes.specialize_shapes:SpecializeShapesPass",
+        "Make dynamic dimensions static where constants, casts and outs operands fix them",
+    ),
     "lower-check": (
         "tfrt.passes.lower_check:LowerCheckPass",
         "Lower IREE's check expectations and util barriers to tfrt_check kernels",
