@@ -26,6 +26,9 @@ from tfrt.dialects.linalg_relayout import RELAYOUT_OPS
 _PREFIX = {
     "linalg.elementwise": "`kind` `=` qualified($kind) (`indexing_maps` `=` $indexing_maps^)? ",
     "linalg.contract": "`indexing_maps` `=` $indexing_maps ",
+    # Read by the frontend once its table of standard formats leaves matmul
+    # to the op (it gives matmul the shared named-op syntax, without the prefix).
+    "linalg.matmul": "(`indexing_maps` `=` $indexing_maps^)? ",
     "linalg.batch_matmul": "(`indexing_maps` `=` $indexing_maps^)? ",
     "linalg.batch_reduce_matmul": "(`indexing_maps` `=` $indexing_maps^)? ",
 }

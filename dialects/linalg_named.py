@@ -809,8 +809,15 @@ class NamedStructuredOp(NamedOperation):
             found.append(tuple(int(v) for v in attr.get_values()) if attr is not None else (1,) * n)  # type: ignore[attr-defined]
         return found[0], found[1]
 
+    def maps_attr(self) -> Attribute | None:
+        """``indexing_maps``: the property, or an attribute of that name (a
+        dictionary ``{indexing_maps = [...]}`` that a parser did not move into
+        the properties)."""
+        attr = self.attributes.get("indexing_maps")
+        return attr if attr is not None else self.properties.get("indexing_maps")
+
     def user_maps(self) -> tuple[AffineMap, ...] | None:
-        attr = self.properties.get("indexing_maps")
+        attr = self.maps_attr()
         if isinstance(attr, ArrayAttr) and attr.data:
             return tuple(m.data for m in attr.data)  # type: ignore[attr-defined]
         return None
@@ -830,7 +837,7 @@ class NamedStructuredOp(NamedOperation):
         return maps if maps is not None else self.default_maps()
 
     def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
-        attr = self.properties.get("indexing_maps")
+        attr = self.maps_attr()
         if isinstance(attr, ArrayAttr) and attr.data:
             return attr  # type: ignore[return-value]
         return ArrayAttr(AffineMapAttr(m) for m in self.default_maps())
@@ -904,7 +911,7 @@ class NamedStructuredOp(NamedOperation):
         if kind is not None:
             printer.print_string(" kind=")
             printer.print_attribute(kind)
-        maps = self.properties.get("indexing_maps")
+        maps = self.maps_attr()
         if isinstance(maps, ArrayAttr) and maps.data and not self._default_maps_attr(maps):
             printer.print_string(" indexing_maps = [")
             printer.print_list(maps.data, printer.print_attribute)
@@ -1231,7 +1238,9 @@ class MapOp(IRDLOperation):
 
 #: Ops whose syntax has a prefix before the attribute dictionary
 #: (``kind=...``, ``indexing_maps = [...]``).
-PREFIXED = frozenset({"linalg.elementwise", "linalg.contract", "linalg.batch_matmul", "linalg.batch_reduce_matmul"})
+PREFIXED = frozenset({
+    "linalg.elementwise", "linalg.contract", "linalg.matmul", "linalg.batch_matmul", "linalg.batch_reduce_matmul",
+})  # fmt: skip
 
 #: Ops with 2-D ``strides``/``dilations`` (MLIR's default: ``dense<1> : tensor<2xi64>``).
 WINDOW_2D = frozenset(n for n, c in OPS.items() if c.SPEC.window == 2)
