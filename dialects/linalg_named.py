@@ -67,6 +67,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ShapedType,
     TensorType,
+    VectorType,
     f64,
     i32,
     i64,
@@ -959,7 +960,9 @@ class NamedStructuredOp(NamedOperation):
                 if attr is None:
                     continue
                 t = attr.type  # type: ignore[attr-defined]
-                if not (isinstance(t, TensorType) and t.element_type == i64 and t.get_shape() == (spec.window,)):
+                # MLIR's I64ElementsAttr: a tensor or a vector (`dense<1> : vector<2xi64>`) of i64.
+                if not (isinstance(t, (TensorType, VectorType)) and t.element_type == i64
+                        and tuple(t.get_shape()) == (spec.window,)):
                     raise VerifyException(
                         f"attribute '{key}' failed to satisfy constraint: 64-bit signless int elements "
                         f"attribute of shape [{spec.window}]"
