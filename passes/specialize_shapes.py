@@ -266,6 +266,12 @@ class SpecializeShapesPass(ModulePass):
                     if o.parent is not None:
                         _specialize(o)
                 _fix_signature(f)
+                for o in walk(f):
+                    # A packed type made static wants its constant tiles static too (MLIR's verifier).
+                    if o.name in ("linalg.pack", "linalg.unpack"):
+                        from tfrt.dialects.linalg_relayout import fold_static_tiles
+
+                        fold_static_tiles(o)
 
 
 def _dynamic_anywhere(op: Operation) -> bool:

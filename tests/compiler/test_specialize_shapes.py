@@ -99,3 +99,25 @@ func.func @f() -> tensor<?x2xi32> {
 }"""
     got = tfrt.api.load(text).call("f")
     np.testing.assert_array_equal(got, np.full((3, 2), 5, dtype=np.int32))
+
+
+def test_a_pack_whose_packed_type_becomes_static_verifies(tmp_path):
+    import subprocess, sys
+
+    text = """
+func.func @f() -> tensor<2x2x2x2xi32> {
+  %x = arith.constant dense<[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]> : tensor<4x4xi32>
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty(%c2, %c2, %c2, %c2) : tensor<?x?x?x?xi32>
+  %p = linalg.pack %x inner_dims_pos = [0, 1] inner_tiles = [%c2, %c2] into %e : tensor<4x4xi32> -> tensor<?x?x?x?xi32>
+  %r = tensor.cast %p : tensor<?x?x?x?xi32> to tensor<2x2x2x2xi32>
+  return %r : tensor<2x2x2x2xi32>
+}"""
+    src = tmp_path / "p.mlir"
+    src.write_text(text)
+    out = subprocess.run([sys.executable, "-m", "tfrt.tools.tfrt_opt", str(src), "-p", "specialize-shapes"],
+                         capture_output=True, text=True)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "inner_tiles = [2, 2]" in out.stdout, out.stdout
+    got = tfrt.api.load(text).call("f")
+    np.testing.assert_array_equal(got, np.arange(16, dtype=np.int32).reshape(2, 2, 2, 2).transpose(0, 2, 1, 3))
