@@ -34,7 +34,7 @@ Example::
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr
 
@@ -62,6 +62,18 @@ _COMBINERS = {
 }  # fmt: skip
 
 
+# On i1, signed order reads true as -1: maxsi is an and, minsi an or (and the
+# unsigned maxui/minui an or/and), not numpy's boolean max/min.
+_I1_KINDS = {"arith.maxsi": "and", "arith.minsi": "or", "arith.maxui": "or", "arith.minui": "and"}
+
+
+def i1_kind(op_name: str, type_) -> str | None:
+    """The reduction kind of combiner ``op_name`` on ``i1`` values (None otherwise)."""
+    if isinstance(type_, IntegerType) and type_.width.data == 1:
+        return _I1_KINDS.get(op_name)
+    return None
+
+
 def affine_text(e, op: Operation) -> str:
     """An affine expression in the kernel's syntax (``d0 * 2 + d1``, ``cdiv(a, b)``)."""
     if isinstance(e, AffineDimExpr):
@@ -79,7 +91,7 @@ def affine_text(e, op: Operation) -> str:
             return f"({a} % {b})"
         if k == AffineBinaryOpKind.FloorDiv:
             return f"({a} // {b})"
-        return f"cdiv({a}, {b})"
+        return f"(-((-{a}) // {b}))"  # ceildiv, with no comma: the kernel splits results at commas
     raise cannot_lower(op, f"indexing map expression {e} uses a symbol; only dimensions and constants are supported")
 
 
@@ -257,7 +269,7 @@ def _combination(y: SSAValue, out_arg: SSAValue, out_args) -> tuple[str, SSAValu
         a, c = c, a
     if a is not out_arg or any(_reads(c, acc) for acc in out_args):
         return "", None
-    return _COMBINERS[y.op.name], c
+    return i1_kind(y.op.name, y.type) or _COMBINERS[y.op.name], c
 
 
 def _reads(v: SSAValue, target: SSAValue, depth: int = 0) -> bool:

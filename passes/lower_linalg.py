@@ -50,7 +50,7 @@ from xdsl.passes import ModulePass
 from tfrt.diagnostics import DiagnosticError
 from tfrt.dialects.fastir import walk
 from tfrt.dialects.linalg_named import NamedStructuredOp, sync_body
-from tfrt.passes.linalg_generic import lower_generic
+from tfrt.passes.linalg_generic import i1_kind, lower_generic
 from tfrt.passes.lowering import (
     EXPR_OPS,
     cannot_lower,
@@ -413,7 +413,7 @@ def _lower_reduction(op, b, o, yielded, out, out_dims, iterators, full, exprs, o
         raise cannot_lower(op, "a reduction body must yield combine(out, f(inputs)) with combine one of "
                                "addf/addi/mulf/muli/maximumf/minimumf/maxsi/minsi/maxnumf/minnumf/andi/ori/xori")
     comb = yielded.op
-    kind = _COMBINERS[comb.name]
+    kind = i1_kind(comb.name, yielded.type) or _COMBINERS[comb.name]
     a, c = comb.operands
     if c is out_arg:
         a, c = c, a
@@ -854,8 +854,8 @@ def _reduce(op: Operation, b: _Builder) -> list[SSAValue]:
         exprs = _body_expr(op, block, {in_arg: "a0", out_arg: "ACC"}, capture, _no_index(op))
         x = b.elementwise(exprs[c], operands, tensor_type(shape_of(x.type), elem))
     dims = _ints(op.dimensions)  # type: ignore[attr-defined]
-    unsigned = name in _UNSIGNED_COMBINERS
-    kind = _UNSIGNED_COMBINERS[name] if unsigned else _COMBINERS[name]
+    unsigned = name in _UNSIGNED_COMBINERS and i1_kind(name, elem) is None
+    kind = i1_kind(name, elem) or (_UNSIGNED_COMBINERS[name] if unsigned else _COMBINERS[name])
     flip = _signed_order(elem) if unsigned else None
     if flip is not None:
         x = b.elementwise(f"bitxor(a0, {flip})", [x], x.type)

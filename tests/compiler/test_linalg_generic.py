@@ -321,3 +321,64 @@ def test_a_malformed_generic_body_in_bef_is_an_error_not_code():
         generic("t0 = a0 : in0; import os", "r", "", "d0;", 1, np.array([3]), "t0")
     with pytest.raises(KernelError, match="malformed yields"):
         generic("t0 = a0 : in0", "r", "", "d0;", 1, np.array([3]), "t0;x")
+
+
+def _reduction(body, ty, x, init, n, input_map):
+    return f"""
+func.func @f() -> tensor<2x{ty}> {{
+  %x = arith.constant dense<{x}> : tensor<2x{n}x{ty}>
+  %o = arith.constant dense<{init}> : tensor<2x{ty}>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> {input_map}>, affine_map<(d0, d1) -> (d0)>],
+                        iterator_types = ["parallel", "reduction"]}}
+      ins(%x : tensor<2x{n}x{ty}>) outs(%o : tensor<2x{ty}>) {{
+  ^bb0(%a: {ty}, %b: {ty}):
+    %m = {body} %a, %b : {ty}
+    linalg.yield %m : {ty}
+  }} -> tensor<2x{ty}>
+  return %r : tensor<2x{ty}>
+}}"""
+
+
+# (d0, d1): the reduce pattern; (d0, d1 * 1): the general kernel.
+@pytest.mark.parametrize("input_map", ["(d0, d1)", "(d0, d1 * 1)"])
+def test_i1_signed_and_unsigned_extremum_reductions(input_map):
+    x = "[[true, false, true, true], [true, true, true, true]]"
+    # signed i1: true is -1, so maxsi is an and and minsi an or
+    (r,) = run(_reduction("arith.maxsi", "i1", x, "true", 4, input_map))
+    np.testing.assert_array_equal(r, [False, True])
+    (r,) = run(_reduction("arith.minsi", "i1", x, "false", 4, input_map))
+    np.testing.assert_array_equal(r, [True, True])
+    (r,) = run(_reduction("arith.maxui", "i1", "[[false, false, true, false], [false, false, false, false]]",
+                          "false", 4, input_map))  # fmt: skip
+    np.testing.assert_array_equal(r, [True, False])
+
+
+@pytest.mark.parametrize("input_map", ["(d0, d1)", "(d0, d1 * 1)"])
+def test_minimumf_and_maximumf_reductions_order_signed_zeros(input_map):
+    (r,) = run(_reduction("arith.minimumf", "f32", "[[0.0, -0.0, 0.0], [-0.0, 0.0, 0.0]]", "0.0", 3, input_map))
+    assert list(np.signbit(r)) == [True, True] and list(r) == [0, 0]
+    (r,) = run(_reduction("arith.maximumf", "f32", "[[-0.0, -0.0, 0.0], [-0.0, -0.0, -0.0]]", "-0.0", 3, input_map))
+    assert list(np.signbit(r)) == [False, True] and list(r) == [0, 0]
+
+
+def test_a_ceildiv_in_an_indexing_map():
+    x = np.array([[1, 2], [3, 4], [5, 6], [7, 8]], dtype=np.int32)
+    y = np.array([10, 20, 30, 40], dtype=np.int32)
+    text = f"""
+func.func @f() -> tensor<6x3xi32> {{
+  %x = arith.constant dense<{dense(x)}> : tensor<4x2xi32>
+  %y = arith.constant dense<{dense(y)}> : tensor<4xi32>
+  %e = tensor.empty() : tensor<6x3xi32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0 ceildiv 2, 0)>,
+                                        affine_map<(d0, d1) -> ((d0 * 3 + d1) mod 4)>,
+                                        affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}}
+      ins(%x, %y : tensor<4x2xi32>, tensor<4xi32>) outs(%e : tensor<6x3xi32>) {{
+  ^bb0(%a: i32, %b: i32, %c: i32):
+    %s = arith.addi %a, %b : i32
+    linalg.yield %s : i32
+  }} -> tensor<6x3xi32>
+  return %r : tensor<6x3xi32>
+}}"""
+    (got,) = run(text)
+    want = [[x[-(-i // 2), 0] + y[(3 * i + j) % 4] for j in range(3)] for i in range(6)]
+    np.testing.assert_array_equal(got, want)

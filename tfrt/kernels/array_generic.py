@@ -432,6 +432,11 @@ def _out_index(m, dims, red, out, acc_shape):
 def _reduce(kind, v, axes, xp):
     if not axes:
         return v
+    if kind in ("max", "min") and v.dtype != np.bool_:
+        from tfrt.kernels.tfrt_array import signed_zero_extremum
+
+        r = getattr(xp, _COMBINE[kind]).reduce(v, axis=axes, keepdims=True)
+        return signed_zero_extremum(kind, xp, v, r, axes, True)
     if v.dtype == np.bool_ and kind in _BOOL_COMBINE:
         return getattr(xp, _BOOL_COMBINE[kind]).reduce(v, axis=axes, keepdims=True)
     if kind in ("sum", "prod"):
@@ -442,6 +447,12 @@ def _reduce(kind, v, axes, xp):
 def _combine(kind, acc, v, xp):
     if acc.dtype == np.bool_ and kind in _BOOL_COMBINE:
         return getattr(xp, _BOOL_COMBINE[kind])(acc, v)
+    if kind in ("max", "min"):
+        from tfrt.kernels.tfrt_array import signed_zero_extremum
+
+        both = xp.stack(xp.broadcast_arrays(xp.asarray(acc), xp.asarray(v)))
+        r = getattr(xp, _COMBINE[kind]).reduce(both, axis=0)
+        return signed_zero_extremum(kind, xp, both, r, (0,), False)
     return getattr(xp, _COMBINE[kind])(acc, v)
 
 

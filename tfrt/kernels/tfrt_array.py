@@ -498,7 +498,34 @@ def reduce(axes, keepdims, kind, x):
         raise KernelError(f"tfrt_array.reduce: '{kind}' of an empty tensor")
     if xp is not np and kind in _DEVICE_REDUCTIONS:
         return _tensor(_device_reduce(kind, xp, x, ax, bool(keepdims)), xp)
-    return _tensor(fn(xp, x, ax, bool(keepdims)), xp)
+    r = fn(xp, x, ax, bool(keepdims))
+    if kind in ("max", "min"):
+        r = signed_zero_extremum(kind, xp, x, r, ax, bool(keepdims))
+    return _tensor(r, xp)
+
+
+def _is_float(dtype) -> bool:
+    return np.dtype(dtype).kind == "f" or "float" in np.dtype(dtype).name
+
+
+def signed_zero_extremum(kind, xp, x, r, axes, keepdims):
+    """``r``, numpy's max/min of ``x`` over ``axes``, with the sign of a zero
+    result as ``arith.maximumf``/``minimumf`` define it (-0.0 < +0.0; numpy
+    returns whichever zero it met first)."""
+    if not _is_float(x.dtype):
+        return r
+    zero = xp.asarray(r) == 0
+    if not bool(xp.any(zero)):
+        return r
+    z = x == 0
+    neg = xp.signbit(x.astype(np.float32) if x.dtype.kind != "f" else x)
+    if kind == "min":
+        flag = xp.any(z & neg, axis=axes, keepdims=keepdims)
+        fix = xp.asarray(-0.0).astype(x.dtype)
+    else:
+        flag = xp.any(z & ~neg, axis=axes, keepdims=keepdims)
+        fix = xp.asarray(0.0).astype(x.dtype)
+    return xp.where(zero & flag, fix, r).astype(x.dtype)
 
 
 @kernel("tfrt_array.einsum", attrs=(_I64S, "str"))
