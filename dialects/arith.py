@@ -1,8 +1,9 @@
 """The ``arith`` dialect: xDSL's ops, with MLIR's casts on tensors and the scaling casts.
 
 xDSL's ``arith.extsi``, ``extui``, ``trunci``, ``sitofp``, ``uitofp``,
-``fptosi`` and ``fptoui`` take scalars only; MLIR's take any shape (an
-elementwise cast of a tensor or vector).  The ops here have the same names
+``fptosi``, ``fptoui``, ``cmpi`` and ``cmpf`` take scalars only; MLIR's take
+any shape (an elementwise cast or comparison of a tensor or vector, whose
+comparison result is i1 elements of that shape).  The ops here have the same names
 and syntax with MLIR's constraints, and verify what MLIR's verifiers do:
 equal shapes, signless integers, and a strictly wider (``ext*``) or
 narrower (``trunci``) element type::
@@ -123,10 +124,41 @@ def _verify_comparison(self) -> None:
         raise VerifyException(f"result type '{result}' must have the shape of the operands, '{operand}'")
 
 
+def _i1_like(t: Attribute) -> Attribute:
+    """i1, shaped as ``t`` when ``t`` is a tensor or vector."""
+    i1 = IntegerType(1)
+    if isinstance(t, ShapedType):
+        from xdsl.dialects.builtin import TensorType, VectorType
+
+        if isinstance(t, TensorType):
+            return TensorType(i1, t.get_shape())
+        if isinstance(t, VectorType):
+            return VectorType(i1, t.get_shape())
+    return i1
+
+
+def _comparison_init(table: dict[str, int]):
+    def __init__(self, lhs, rhs, arg: int | str, fastmath=None) -> None:
+        lhs, rhs = SSAValue.get(lhs), SSAValue.get(rhs)
+        if isinstance(arg, str):
+            if arg not in table:
+                raise VerifyException(f"Unknown comparison mnemonic: {arg}")
+            arg = table[arg]
+        properties = {"predicate": IntegerAttr(arg, 64)}
+        if fastmath is not None:
+            properties["fastmath"] = fastmath
+        IRDLOperation.__init__(self, operands=[lhs, rhs], result_types=[_i1_like(lhs.type)], properties=properties)
+
+    return __init__
+
+
 @irdl_op_definition
 class CmpiOp(IRDLOperation):
     """MLIR's ``arith.cmpi``: an i1, or i1 elements shaped as the operands
-    (xDSL's takes scalars only)."""
+    (xDSL's takes scalars only).
+
+        %b = arith.cmpi ult, %x, %y : tensor<8xi4>
+    """
 
     name = "arith.cmpi"
     predicate = prop_def(IntegerAttr)
@@ -136,6 +168,7 @@ class CmpiOp(IRDLOperation):
 
     traits = traits_def(_xdsl.CmpiHasCanonicalizationPatterns(), Pure())
 
+    __init__ = _comparison_init({n: i for i, n in enumerate(_xdsl.CMPI_COMPARISON_OPERATIONS)})
     verify_ = _verify_comparison
     print = _xdsl.CmpiOp.print
     parse = _xdsl.CmpiOp.__dict__["parse"]
@@ -144,7 +177,10 @@ class CmpiOp(IRDLOperation):
 @irdl_op_definition
 class CmpfOp(IRDLOperation):
     """MLIR's ``arith.cmpf``: an i1, or i1 elements shaped as the operands
-    (xDSL's takes scalars only)."""
+    (xDSL's takes scalars only).
+
+        %b = arith.cmpf olt, %x, %y : tensor<8xf8E4M3FN>
+    """
 
     name = "arith.cmpf"
     predicate = prop_def(IntegerAttr)
@@ -155,6 +191,7 @@ class CmpfOp(IRDLOperation):
 
     traits = traits_def(Pure())
 
+    __init__ = _comparison_init({n: i for i, n in enumerate(_xdsl.CMPF_COMPARISON_OPERATIONS)})
     verify_ = _verify_comparison
     print = _xdsl.CmpfOp.print
     parse = _xdsl.CmpfOp.__dict__["parse"]
@@ -174,7 +211,10 @@ def _verify_scaling(op: Operation, compare: str) -> None:
 
 @irdl_op_definition
 class ScalingExtFOp(IRDLOperation):
-    """``extf(in) * extf(truncf(scale to f8E8M0FNU))`` in the result type (MLIR's ``arith.scaling_extf``)."""
+    """``extf(in) * extf(truncf(scale to f8E8M0FNU))`` in the result type (MLIR's ``arith.scaling_extf``).
+
+        %r = arith.scaling_extf %x, %s : tensor<32xf4E2M1FN>, tensor<32xf8E8M0FNU> to tensor<32xf32>
+    """
 
     name = "arith.scaling_extf"
 
@@ -195,7 +235,10 @@ class ScalingExtFOp(IRDLOperation):
 
 @irdl_op_definition
 class ScalingTruncFOp(IRDLOperation):
-    """``truncf(in / extf(truncf(scale to f8E8M0FNU)))`` (MLIR's ``arith.scaling_truncf``)."""
+    """``truncf(in / extf(truncf(scale to f8E8M0FNU)))`` (MLIR's ``arith.scaling_truncf``).
+
+        %q = arith.scaling_truncf %y, %s : tensor<32xf32>, tensor<32xf8E8M0FNU> to tensor<32xf4E2M1FN>
+    """
 
     name = "arith.scaling_truncf"
 
