@@ -438,7 +438,7 @@ class GenericOp(RuntimeOp):
 
         %m, %i = tfrt_array.generic %x, %m0, %i0 {body = "t0 = gt(a0, a1) : in0, acc0\n...",
                iterators = "r", kinds = ",", maps = "d0;;", n_inputs = 1, ranges = [8],
-               yields = "t2,t3"} : (tensor<8xf32>, tensor<f32>, tensor<i64>) -> (tensor<f32>, tensor<i64>)
+               types = "f32,f32,i64", yields = "t2,t3"} : (tensor<8xf32>, tensor<f32>, tensor<i64>) -> (tensor<f32>, tensor<i64>)
     """
 
     name = "tfrt_array.generic"
@@ -450,6 +450,7 @@ class GenericOp(RuntimeOp):
     maps = prop_def(StringAttr)
     n_inputs = prop_def(IntegerAttr[I64])
     ranges = prop_def(ArrayAttr[IntegerAttr[I64]])
+    types = prop_def(StringAttr)
     yields = prop_def(StringAttr)
     traits = traits_def(Pure())
     assembly_format = "$inputs attr-dict `:` functional-type($inputs, $outputs)"

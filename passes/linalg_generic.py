@@ -43,6 +43,7 @@ from tfrt.passes.lowering import (
     EXPR_OPS,
     cannot_lower,
     check_value_type,
+    element_name,
     i64_array,
     i64_attr,
     kernel_type,
@@ -210,6 +211,7 @@ def lower_generic(op: Operation, b, maps, iterators) -> list[SSAValue]:
                          + ";" * len(captures)),
         "n_inputs": i64_attr(len(ins)),
         "ranges": i64_array([int(r) for r in ranges]),  # type: ignore[arg-type]
+        "types": str_attr(",".join(element_name(v.type) for v in [*operands, *captures])),
         "yields": str_attr(",".join(yields)),
     }  # fmt: skip
     result_types = [kernel_type(r.type) for r in op.results]

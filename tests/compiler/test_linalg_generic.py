@@ -318,9 +318,9 @@ def test_a_malformed_generic_body_in_bef_is_an_error_not_code():
     from tfrt.kernels.registry import KernelError
 
     with pytest.raises(KernelError, match="malformed body statement"):
-        generic("t0 = a0 : in0; import os", "r", "", "d0;", 1, np.array([3]), "t0")
+        generic("t0 = a0 : in0; import os", "r", "", "d0;", 1, np.array([3]), "f32", "t0")
     with pytest.raises(KernelError, match="malformed yields"):
-        generic("t0 = a0 : in0", "r", "", "d0;", 1, np.array([3]), "t0;x")
+        generic("t0 = a0 : in0", "r", "", "d0;", 1, np.array([3]), "f32", "t0;x")
 
 
 def _reduction(body, ty, x, init, n, input_map):

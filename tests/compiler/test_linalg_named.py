@@ -491,8 +491,7 @@ def _through_the_body(monkeypatch) -> None:
 # tfrt_array.generic reads a scalar i32 operand (a zero point) as i64: its
 # expressions then mix i32 and i64 (the elementwise kernel types scalars by
 # its `types` attribute; generic has none yet).
-_GENERIC_SCALARS = pytest.mark.xfail(strict=True, reason="tfrt_array.generic types scalar operands as i64")
-BODY_CASES = [pytest.param(n, marks=_GENERIC_SCALARS) if n.endswith("_q") else n for n in STRUCTURED]
+BODY_CASES = list(STRUCTURED)
 
 
 @pytest.mark.parametrize("name", BODY_CASES)

@@ -46,6 +46,9 @@ Attributes (name order, as BEF stores them):
     rest are captures (scalars and tensors the body reads).
 ``ranges``
     The extent of each loop.
+``types``
+    The operands' element types, comma-separated (scalars arrive as Python
+    numbers: this gives them their width).
 ``yields``
     The references the body yields, comma-separated.
 """
@@ -60,7 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from tfrt.kernels.expr import ExprError, type_name
+from tfrt.kernels.expr import DTYPES, ExprError, type_name
 from tfrt.kernels.registry import KernelError, kernel
 
 _KINDS = ("sum", "prod", "max", "min", "maxnum", "minnum", "and", "or", "xor")
@@ -200,9 +203,13 @@ def _extract(args, xp):
 # The kernel
 
 
-@kernel("tfrt_array.generic", attrs=("str", "str", "str", "str", "i64", "i64[]", "str"), bind=True)
-def generic(body, iterators, kinds, maps, n_inputs, ranges, yields):
+@kernel("tfrt_array.generic", attrs=("str", "str", "str", "str", "i64", "i64[]", "str", "str"), bind=True)
+def generic(body, iterators, kinds, maps, n_inputs, ranges, types, yields):
     ranges = tuple(int(r) for r in ranges)
+    try:
+        dtypes = [DTYPES[t] for t in types.split(",")] if types else []
+    except KeyError as exc:
+        raise _fail(f"unknown element type {exc.args[0]} in types '{types}'") from None
     n_dims = len(ranges)
     if len(iterators) != n_dims or set(iterators) - {"p", "r"}:
         raise _fail(f"iterators '{iterators}' do not match the {n_dims} loops")
@@ -233,6 +240,10 @@ def generic(body, iterators, kinds, maps, n_inputs, ranges, yields):
 
                 xp = cupy
                 break
+        if len(dtypes) == len(operands):
+            # Scalars arrive as Python numbers: give each its element type (i32 stays i32).
+            operands = tuple(x if hasattr(x, "dtype") and getattr(x, "ndim", 0) else np.asarray(x, dtype=dt)
+                             for x, dt in zip(operands, dtypes))  # fmt: skip
         ins, outs = operands[:n_in], operands[n_in : n_in + n_out]
         caps = operands[n_in + n_out :]
         # Loop d's indices as an array along axis order.index(d).
