@@ -1,17 +1,19 @@
 """``lower-linalg``: linalg on tensors -> ``tfrt_array`` kernels.
 
-* ``matmul``, ``batch_matmul``, ``matvec``, ``vecmat``, ``dot`` ->
-  ``tfrt_array.matmul``; convolutions (``conv_2d_nhwc_hwcf``,
-  ``conv_2d_nhwc_fhwc``, ``conv_2d_nchw_fchw``, ``depthwise_conv_2d_nhwc_hwc``)
-  -> ``tfrt_array.conv2d`` (NCHW through transposes); poolings
-  (``pooling_nhwc_max/sum/min``, ``pooling_nchw_max``) -> ``tfrt_array.pool2d``.
-  The ``outs`` operand is the accumulator: when the program fills it with the
-  operation's identity (zeros for a matmul) it is dropped, otherwise its
-  contribution becomes an elementwise op (which ``fuse-linear`` folds into the
-  kernel's epilogue).
-* ``fill`` -> an elementwise broadcast of the scalar; ``transpose``,
-  ``broadcast`` -> views; ``copy`` -> its input (tensors are values);
-  ``reduce`` -> ``tfrt_array.reduce`` (+ the initial value).
+* Named ops (``dialects/linalg_named.py``; docs/compiler.md, "Named linalg
+  ops"), each first cast to its accumulator's type as OpDSL says:
+  contractions -> ``tfrt_array.matmul`` (plain, transposed, batched, matvec)
+  or ``tfrt_array.einsum`` (vecmat, dot, mmt4d, batch_reduce_matmul,
+  contract); every convolution layout (1-D, 2-D, 3-D, grouped, depthwise,
+  quantized) -> ``tfrt_array.conv2d`` through transposes, reshapes and depth
+  slices; every pooling -> ``tfrt_array.pool2d`` (unsigned max/min by
+  flipping the sign bit).  The ``outs`` operand is the accumulator: when the
+  program fills it with the operation's identity (zeros for a matmul) it is
+  dropped, otherwise its contribution becomes an elementwise op (which
+  ``fuse-linear`` folds into the kernel's epilogue).
+* ``fill`` and ``copy`` -> an elementwise cast of the scalar or input;
+  ``transpose``, ``broadcast`` -> views; ``reduce`` -> ``tfrt_array.reduce``
+  (+ the initial value); ``map`` -> one elementwise kernel.
 * ``linalg.generic`` and the elementwise named ops: the body becomes one
   expression; each operand is brought to the iteration space by its indexing
   map (a transpose and a reshape: views).  All-parallel ops become one
@@ -72,15 +74,6 @@ from tfrt.passes.lowering import (
     tensor_type,
 )
 
-_MATMULS = {"linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.dot"}
-_CONVS = {
-    "linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nhwc_fhwc", "linalg.conv_2d_nchw_fchw",
-    "linalg.depthwise_conv_2d_nhwc_hwc",
-}  # fmt: skip
-_POOLS = {
-    "linalg.pooling_nhwc_max": "max", "linalg.pooling_nhwc_sum": "sum",
-    "linalg.pooling_nhwc_min": "min", "linalg.pooling_nchw_max": "max",
-}  # fmt: skip
 
 # Combiner op -> (reduce kind, expression combining a0 (init) and a1 (partial), identity test).
 _COMBINERS = {
