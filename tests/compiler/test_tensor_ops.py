@@ -361,6 +361,15 @@ func.func @gen_dynamic() -> tensor<5xindex> {
   %c = tensor.cast %g : tensor<?xindex> to tensor<5xindex>
   return %c : tensor<5xindex>
 }
+func.func @gen_i32(%k: i32) -> tensor<3xi32> {
+  %g = tensor.generate {
+  ^bb0(%i: index):
+    %v = arith.index_cast %i : index to i32
+    %w = arith.muli %v, %k : i32
+    tensor.yield %w : i32
+  } : tensor<3xi32>
+  return %g : tensor<3xi32>
+}
 func.func @gen_const() -> tensor<2x2xi1> {
   %g = tensor.generate {
   ^bb0(%i: index, %j: index):
@@ -376,6 +385,7 @@ func.func @gen_const() -> tensor<2x2xi1> {
         prog = _load(text, level)
         np.testing.assert_array_equal(prog.call("gen", x, np.float32(7)), want)
         assert prog.call("gen_dynamic").tolist() == [0, 1, 4, 9, 16]
+        assert prog.call("gen_i32", np.int32(-3)).tolist() == [0, -3, -6]
         assert prog.call("gen_const").tolist() == [[True, True], [True, True]]
 
 
