@@ -220,27 +220,92 @@ class AsyncValue:
 _RESOLVED_TWICE = "an AsyncValue can be resolved only once"
 
 
-def _drain(waiters: list[Callable[[], Any]]) -> None:
+def _drain(
+    waiters: list[Callable[[], Any]], stack: list[list[Callable[[], Any]]] | None = None
+) -> None:
     """Run the callbacks of ``waiters``, last first, taking each with one atomic pop.
 
     Two threads may drain the same list at once (a resolver and a late
     ``and_then``); each callback is popped, so run, by exactly one of them.
     A callback that raises does not stop the others; the first exception
     is re-raised after them.
+
+    Waiters that only resolve another value (:class:`_Forward`, a
+    :class:`_Join` taking its last input) do so here, without a call: the
+    resolved value's own waiters are run next from an explicit stack, in
+    the order nested calls would run them.  So a chain of forwarded values
+    (the results of a deep recursion, a task following a task following a
+    task) resolves in a loop, however long it is, instead of one Python
+    frame per link.  ``stack`` holds more lists to run after ``waiters``
+    (the last first).
     """
     first_exc: BaseException | None = None
-    while waiters:
-        try:
-            cb = waiters.pop()
-        except IndexError:  # the other drainer took the last one
+    while True:
+        while waiters:
+            try:
+                cb = waiters.pop()
+            except IndexError:  # the other drainer took the last one
+                break
+            try:
+                kind = type(cb)
+                if kind is _Forward:
+                    target = cb.target
+                    if target.state:
+                        # Settled meanwhile by a failed execution or loop
+                        # (their results take the error): nothing to forward.
+                        continue
+                    more = _settle(target, cb.source.state, cb.source.value)
+                    if more:
+                        if stack is None:
+                            stack = []
+                        stack.append(waiters)
+                        waiters = more
+                    continue
+                if kind is _Join:
+                    lists = cb._step()
+                    if lists:
+                        if stack is None:
+                            stack = []
+                        stack.append(waiters)
+                        stack.extend(reversed(lists))
+                        waiters = stack.pop()
+                    continue
+                cb()
+            except BaseException as exc:
+                if first_exc is None:
+                    first_exc = exc
+        if not stack:
             break
-        try:
-            cb()
-        except BaseException as exc:
-            if first_exc is None:
-                first_exc = exc
+        waiters = stack.pop()
     if first_exc is not None:
         raise first_exc
+
+
+def _settle_lock_free(v: "AsyncValue", state: int, value: Any) -> list | None:
+    """Resolve ``v`` without running its waiters; returns them (or None)."""
+    if v.state:
+        raise RuntimeError(_RESOLVED_TWICE)
+    v.value = value
+    v.state = state
+    waiters = v._waiters
+    if waiters is not None:
+        v._waiters = None
+    return waiters
+
+
+def _settle_locked(v: "AsyncValue", state: int, value: Any) -> list | None:
+    lock = _locks[(id(v) >> 4) % _STRIPES]
+    lock.acquire()
+    try:
+        if v.state:
+            raise RuntimeError(_RESOLVED_TWICE)
+        v.value = value
+        v.state = state
+        waiters = v._waiters
+        v._waiters = None
+    finally:
+        lock.release()
+    return waiters
 
 
 def _resolve_lock_free(self: AsyncValue, state: int, value: Any) -> None:
@@ -316,9 +381,29 @@ def _and_then_locked(self: AsyncValue, callback: Callable[[], Any]) -> None:
 if USE_LOCKS:
     AsyncValue._resolve = _resolve_locked  # type: ignore[method-assign]
     AsyncValue.and_then = _and_then_locked  # type: ignore[method-assign]
+    _settle = _settle_locked
 else:
     AsyncValue._resolve = _resolve_lock_free  # type: ignore[method-assign]
     AsyncValue.and_then = _and_then_lock_free  # type: ignore[method-assign]
+    _settle = _settle_lock_free
+
+
+class _Forward:
+    """A waiter on ``source`` that resolves ``target`` to it (see :func:`_drain`).
+
+    Called directly (``and_then`` on an available value) it resolves
+    ``target`` as any callback would.
+    """
+
+    __slots__ = ("target", "source")
+
+    def __init__(self, target: AsyncValue, source: AsyncValue) -> None:
+        self.target = target
+        self.source = source
+
+    def __call__(self) -> None:
+        source = self.source
+        self.target._resolve(source.state, source.value)
 
 
 class IndirectAsyncValue(AsyncValue):
@@ -337,7 +422,7 @@ class IndirectAsyncValue(AsyncValue):
         if target.state:
             self._resolve(target.state, target.value)
             return
-        target.and_then(lambda: self._resolve(target.state, target.value))
+        target.and_then(_Forward(self, target))
 
 
 class _Join(AsyncValue):
@@ -366,6 +451,13 @@ class _Join(AsyncValue):
         self()
 
     def __call__(self) -> None:
+        lists = self._step()
+        if lists:
+            _drain(lists[0], lists[:0:-1])
+
+    def _step(self) -> list[list[Callable[[], Any]]] | None:
+        """Wait on the next unavailable input, or resolve: then the waiter
+        lists to run (this join's, then its task's), for the caller to run."""
         values = self._values
         i = self._next
         n = len(values)
@@ -375,35 +467,38 @@ class _Join(AsyncValue):
             if not state:
                 self._next = i
                 v.and_then(self)  # resumes here (at v) once v resolves
-                return
+                return None
             if state == ERROR and self._error is None:
                 self._error = v
             i += 1
         self._values = None
         err = self._error
         if err is not None:
-            self._finish(ERROR, err.value)
-            return
+            return self._finish(ERROR, err.value)
         combine = self._combine
         payloads = [v.value for v in values]
         if combine is None:
-            self._finish(CONCRETE, payloads)
-            return
+            return self._finish(CONCRETE, payloads)
         try:
             out = combine(payloads)
         except Exception as exc:  # a bad combine function: an error value, not a crash
-            self._finish(ERROR, ErrorInfo(f"{type(exc).__name__}: {exc}"))
-            return
-        self._finish(CONCRETE, out)
+            return self._finish(ERROR, ErrorInfo(f"{type(exc).__name__}: {exc}"))
+        return self._finish(CONCRETE, out)
 
-    def _finish(self, state: int, value: Any) -> None:
-        self._resolve(state, value)
+    def _finish(self, state: int, value: Any) -> list[list[Callable[[], Any]]]:
+        lists = []
+        waiters = _settle(self, state, value)
+        if waiters:
+            lists.append(waiters)
         _lock_acquire()
         into = self._into
         self._into = None
         _lock_release()
         if into is not None:
-            into._resolve(state, value)
+            waiters = _settle(into, state, value)
+            if waiters:
+                lists.append(waiters)
+        return lists
 
     def adopt(self, target: AsyncValue) -> bool:
         """Make this join resolve ``target`` too; False if it has resolved already.
