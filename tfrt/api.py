@@ -36,7 +36,7 @@ from typing import Any, Sequence
 
 from numpy import ndarray
 
-from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorCode, ErrorInfo
+from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorCode, ErrorInfo, IndirectAsyncValue
 from tfrt.bef import program as bp
 from tfrt.executor import BEFProgram, set_recursion_limit
 from tfrt.host_context import (
@@ -107,6 +107,7 @@ class Program:
         # shape pass unconverted.
         self._calls: dict[str, tuple[Any, tuple, tuple | None]] = {}
         self._threaded = host.work_queue.threaded
+        self._queue = host.work_queue
         for fn in program.functions:
             if fn.name:
                 convs = tuple(converter(t) for t in fn.arg_types)
@@ -157,16 +158,41 @@ class Program:
         if values is None:
             values = self._convert(fn, convs, args)
         request = RequestContext(host, tracker=WorkTracker()) if self._threaded else RequestContext(host)
-        out = fn.call_values(ExecutionContext(host, request), values)
-        if type(out) is tuple:
-            return out[0] if len(out) == 1 else (out or None)
-        self._finish(out, request, None)
+        try:
+            out = fn.call_values(ExecutionContext(host, request), values)
+            if type(out) is tuple:
+                # Every kernel of the function ran inline, but a called
+                # function may have left tasks behind (an async kernel whose
+                # value nothing returns): the call waits for those too.
+                tracker = request.tracker
+                if tracker is None:
+                    if self._queue.queued:
+                        host.quiesce()
+                elif tracker.pending:
+                    tracker.wait()
+                if request.interrupted is None:
+                    return out[0] if len(out) == 1 else (out or None)
+            else:
+                self._finish(out, request, None)
+        except BaseException:
+            self._abandon(request)
+            raise
+        if request.interrupted is not None:
+            raise request.interrupted
         values = []
         for av in out:
             if av.state == ERROR:
                 _raise_error(fn.name, av.value, self.diagnostics)
             values.append(av.value)
         return _unwrap(values)
+
+    def _abandon(self, request: RequestContext) -> None:
+        """A call that raised on the calling thread (Ctrl-C while it ran or
+        waited): it is cancelled, so what it left queued is skipped; on ``s``
+        that work runs now, quickly, rather than inside the next call."""
+        request.cancel()
+        if request.tracker is None:
+            self.host.quiesce()
 
     def _new_request(self) -> RequestContext:
         return RequestContext(self.host, tracker=WorkTracker()) if self._threaded else RequestContext(self.host)
@@ -190,14 +216,19 @@ class Program:
     def submit(self, name: str, *args: Any) -> "Call":
         """Start ``name`` and return a :class:`Call` handle (results, ``cancel``, ``result``).
 
-        Bad arguments raise here, as for :meth:`call`.  On ``s`` the inline
-        kernels run now and queued work runs when the call is waited for.
+        Returns at once: the function starts in a work-queue task, as
+        ``concurrent.futures`` runs a submitted function on a worker.  Bad
+        arguments raise here, as for :meth:`call`.  On ``mstd`` a worker
+        runs the call; on ``s`` (no threads) it runs when the call is waited
+        for.  A call cancelled before it started does not run at all.
         """
         fn, convs = self._lookup(name)
         values = [AsyncValue(CONCRETE, v) for v in self._convert(fn, convs, args)]
         request = self._new_request()
-        results = fn.execute(ExecutionContext(self.host, request), values)
-        return Call(self, fn.name, request, results)
+        results = [IndirectAsyncValue() for _ in fn.result_types]
+        call = Call(self, fn.name, request, results)
+        self.host.work_queue.add_task(_Start(fn, ExecutionContext(self.host, request), values, call))
+        return call
 
     def call_async(self, name: str, *args: Any) -> list[AsyncValue]:
         """Start ``name``; returns one AsyncValue per result, possibly unavailable."""
@@ -220,6 +251,46 @@ class Program:
         self.host.shutdown()
 
 
+class _Start:
+    """The work-queue task that starts a submitted call (see :meth:`Program.submit`)."""
+
+    __slots__ = ("_fn", "_exec_ctx", "_args", "_call")
+
+    def __init__(self, fn: Any, exec_ctx: ExecutionContext, args: list[AsyncValue], call: "Call"):
+        self._fn = fn
+        self._exec_ctx = exec_ctx
+        self._args = args
+        self._call = call
+
+    def __call__(self) -> None:
+        call = self._call
+        placeholders = call.results
+        cancelled = call.request.cancel_value
+        if cancelled is not None:  # cancelled before it started: it never runs
+            for p in placeholders:
+                p.set_from(cancelled)
+            return
+        try:
+            out = self._fn.execute(self._exec_ctx, self._args)
+        except BaseException as exc:
+            # Not an error value: the function could not start (a malformed
+            # body), or Ctrl-C reached this thread.  result() raises it.
+            call._exception = exc
+            if not isinstance(exc, Exception):
+                call.request.interrupt(exc)
+            err = AsyncValue(ERROR, ErrorInfo(f"{type(exc).__name__}: {exc}"))
+            for p in placeholders:
+                if not p.state:
+                    p.set_from(err)
+            if not isinstance(exc, Exception):
+                raise  # Ctrl-C on s: it reaches the thread that waits
+            return
+        finally:
+            self._args = None
+        for p, v in zip(placeholders, out):
+            p.forward_to(v)
+
+
 class Call:
     """A call started by :meth:`Program.submit`.
 
@@ -228,7 +299,7 @@ class Call:
     ``wait(timeout)`` and ``result(timeout)`` are bounded waits.
     """
 
-    __slots__ = ("_program", "function", "request", "results")
+    __slots__ = ("_program", "function", "request", "results", "_exception")
 
     def __init__(
         self, program: Program, function: str, request: RequestContext, results: list[AsyncValue]
@@ -237,6 +308,7 @@ class Call:
         self.function = function
         self.request = request
         self.results = results
+        self._exception: BaseException | None = None
 
     def cancel(self) -> None:
         """Cancel the call (safe from any thread, and after it has finished)."""
@@ -259,10 +331,16 @@ class Call:
 
         Raises TimeoutError if it has not finished within ``timeout`` seconds,
         :class:`CancelledError` if it was cancelled before its results were
-        computed, :class:`ExecutionError` for any other error result.
+        computed, :class:`ExecutionError` for any other error result.  A
+        KeyboardInterrupt, SystemExit or other BaseException raised by one of
+        its kernels (which stopped the call), or an exception that kept it
+        from starting, is raised again here.
         """
         if not self.wait(timeout):
             raise TimeoutError(f"'{self.function}' did not finish within {timeout} s")
+        raised = self._exception or self.request.interrupted
+        if raised is not None:
+            raise raised
         values = []
         for av in self.results:
             if av.state == ERROR:

@@ -64,6 +64,7 @@ Example::
 from __future__ import annotations
 
 import gc
+import itertools
 import sys
 import threading
 from typing import Any, Callable, Sequence
@@ -98,6 +99,17 @@ __all__ = [
 ]
 
 MAX_CONTINUATION_DEPTH = 100  # TFRT's kMaxStackDepth for and_then continuations
+
+
+def _call_hop() -> int:
+    # A nested function execution takes up to about a dozen Python frames;
+    # leave room for continuations and the caller's own frames.
+    return max(16, sys.getrecursionlimit() // 25)
+
+
+# Every CALL_HOP-th level of nested function executions starts from the work
+# queue, on a fresh stack (BEFFunction._deep); set_recursion_limit updates it.
+CALL_HOP = _call_hop()
 DEFAULT_JIT_THRESHOLD = 2
 
 
@@ -212,6 +224,7 @@ class FunctionPlan:
         "root_stream",  # the pseudo kernel's stream: where the ready queue starts
         "all_sync",
         "order",  # the kernel order when every value is available (fast path)
+        "replays",  # position in order -> the interpreter's state there (_resume_state)
     )
 
 
@@ -257,7 +270,17 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     plan.kernels = kernels
     plan.init_counts = counts
     plan.all_sync = all_sync
+    # Name the regions this function runs after it, for messages (a region
+    # is an anonymous function: a branch or a loop body).
+    this = program.functions[fn.index] if fn.index < len(program.functions) else None
+    label = getattr(this, "name", "") or getattr(this, "owner", None)
+    if label:
+        for kp in kernels[1:]:
+            for callee in kp.funcs:
+                if type(callee) is BEFFunction and not callee.name and callee.owner is None:
+                    callee.owner = label
     plan.order = _replay(plan) if fast_ok else None
+    plan.replays = {}
     return plan
 
 
@@ -325,6 +348,20 @@ def _replay(plan: FunctionPlan, stop: int = -1) -> Any:
     return tuple(order)
 
 
+def _resume_state(plan: FunctionPlan, pos: int) -> tuple[list[int], "_ReadyQueue"]:
+    """``_replay(plan, pos)``, computed once per position and copied: a
+    function that hands over to the interpreter at one kernel (a call whose
+    results are pending) tends to do so at that kernel on every call."""
+    state = plan.replays.get(pos)
+    if state is None:
+        counts, q = _replay(plan, pos)
+        state = plan.replays[pos] = (tuple(counts), q.stream, tuple(q.inline), tuple(q.outline))
+    counts, stream, inline, outline = state
+    q = _ReadyQueue(stream, list(inline))
+    q.outline = list(outline)
+    return list(counts), q
+
+
 # ---------------------------------------------------------------------------
 # Kernel invocation shared by the interpreter and the fast path's recovery.
 
@@ -334,10 +371,19 @@ def _error_results(err: AsyncValue, n: int) -> list[AsyncValue]:
 
 
 def _fail(kp: KernelPlan, exec_ctx: ExecutionContext, exc: BaseException) -> AsyncValue:
+    """The error value of a kernel that raised ``exc`` (emitted at its location).
+
+    A BaseException that is not an Exception (KeyboardInterrupt, SystemExit)
+    is an error value too, so the executor's bookkeeping goes on as for
+    any failure; it also stops the request (``RequestContext.interrupt``),
+    and the caller raises it once the call has wound down.
+    """
     if isinstance(exc, KernelError):
         info = ErrorInfo(exc.message, exc.code)
     else:
         info = ErrorInfo(f"{type(exc).__name__}: {exc}", ErrorCode.INTERNAL)
+        if not isinstance(exc, Exception):
+            exec_ctx.request.interrupt(exc)
     exec_ctx.host.emit_error(info, kp.site.decoded_location())
     return AsyncValue(ERROR, info)
 
@@ -351,7 +397,7 @@ def _invoke(kp: KernelPlan, exec_ctx: ExecutionContext, args: list[AsyncValue]) 
                 out = kp.fn(KernelContext(exec_ctx, kp.site), *kp.attrs, *[a.value for a in args])
             else:
                 out = kp.fn(*kp.attrs, *[a.value for a in args])
-        except Exception as exc:
+        except BaseException as exc:
             return [_fail(kp, exec_ctx, exc)] * n
         if n == 1:
             return [AsyncValue(CONCRETE, out)]
@@ -364,11 +410,13 @@ def _invoke(kp: KernelPlan, exec_ctx: ExecutionContext, args: list[AsyncValue]) 
     frame = AsyncKernelFrame(exec_ctx, kp.site, args, kp.attrs, kp.funcs, n)
     try:
         out = kp.fn(frame)
-    except Exception as exc:
+    except BaseException as exc:
         if isinstance(exc, KernelError):
             frame.report_error(exc.message, exc.code)
         else:
             frame.report_error(f"{type(exc).__name__}: {exc}")
+            if not isinstance(exc, Exception):
+                exec_ctx.request.interrupt(exc)
         out = None
     if out is None:
         results = frame.results
@@ -376,7 +424,10 @@ def _invoke(kp: KernelPlan, exec_ctx: ExecutionContext, args: list[AsyncValue]) 
             if r is None:
                 results[i] = _fail(kp, exec_ctx, KernelError(
                     f"kernel '{kp.site.name}' did not set result {i}"))
-        return results  # type: ignore[return-value]
+        # A copy: the caller clears its list as it publishes the results,
+        # and a kernel that reports an error later (frame.report_error from
+        # a task) must still find the values it allocated in the frame's.
+        return list(results)  # type: ignore[arg-type]
     if isinstance(out, AsyncValue) or not isinstance(out, (list, tuple)):
         out = (out,)
     if len(out) != n:
@@ -443,7 +494,10 @@ def _partition_like_libstdcxx(ids: list[int], keep_out: Callable[[int], bool]) -
 class _Execution:
     """One invocation of a function (TFRT creates one BEFExecutor per call)."""
 
-    __slots__ = ("fn", "plan", "exec_ctx", "request", "regs", "kuses", "counts", "lock", "tracker")
+    __slots__ = (
+        "fn", "plan", "exec_ctx", "request", "regs", "kuses", "counts", "lock", "tracker",
+        "results", "aborted", "ran", "total",
+    )  # fmt: skip
 
     def __init__(self, fn: "BEFFunction", exec_ctx: ExecutionContext) -> None:
         plan = fn.plan
@@ -455,6 +509,8 @@ class _Execution:
         self.regs: list[AsyncValue | None] = [None] * plan.num_registers
         self.kuses = list(plan.kernel_uses)
         self.counts = list(plan.init_counts)
+        self.results: list[AsyncValue] = []
+        self.aborted = False
         threaded = exec_ctx.host.work_queue.threaded
         self.lock = threading.Lock() if threaded else None
         # The request's count of kernels not yet run (threaded queues only,
@@ -462,7 +518,14 @@ class _Execution:
         tracker = request.tracker if threaded else None
         self.tracker = tracker
         if tracker is not None:
-            tracker.add(len(plan.kernels) - 1)
+            self._track(tracker, len(plan.kernels) - 1)
+
+    def _track(self, tracker: Any, kernels: int) -> None:
+        # ``ran`` counts this execution's kernels as they run (next() is one
+        # atomic call), so an abort can count off the ones that never will.
+        self.total = kernels
+        self.ran = itertools.count()
+        tracker.add(kernels)
 
     @classmethod
     def resume(
@@ -485,12 +548,14 @@ class _Execution:
         ex.regs = regs
         ex.kuses = kuses
         ex.counts = counts
+        ex.results = []
+        ex.aborted = False
         threaded = exec_ctx.host.work_queue.threaded
         ex.lock = threading.Lock() if threaded else None
         tracker = request.tracker if threaded else None
         ex.tracker = tracker
         if tracker is not None:
-            tracker.add(kernels_left)
+            ex._track(tracker, kernels_left)
         return ex
 
     # -- entry ----------------------------------------------------------------
@@ -502,17 +567,59 @@ class _Execution:
             if v is None:
                 v = regs[r] = IndirectAsyncValue()
             results.append(v)
+        self.results = results
         return results
 
     def run(self, args: Sequence[AsyncValue]) -> None:
         plan = self.plan
         q = _ReadyQueue(plan.root_stream)
-        self._decrement(plan.start_users, q)
-        uses = plan.register_uses
-        for i, users in enumerate(plan.arg_users):
-            if uses[i]:
-                self._publish(users, args[i], i, q)
+        try:
+            self._decrement(plan.start_users, q)
+            uses = plan.register_uses
+            for i, users in enumerate(plan.arg_users):
+                if uses[i]:
+                    self._publish(users, args[i], i, q)
+        except BaseException as exc:
+            self._abort(exc)
+            return
         self._process(q)
+
+    def _abort(self, exc: BaseException) -> None:
+        """The interpreter failed on this execution outside any kernel.
+
+        A RecursionError or MemoryError in its own bookkeeping, or a
+        KeyboardInterrupt landing between two kernels, leaves the
+        execution in a state it cannot go on from: its kernels that have
+        not run never will.  So its results that are still pending become
+        the error, its kernels are counted off the request (the caller
+        would wait for them forever otherwise), and the error is reported
+        to the host.  A BaseException that is not an Exception also stops
+        the request and is raised again, for the caller to see.
+        """
+        base = not isinstance(exc, Exception)
+        if self.aborted:
+            if base:
+                raise exc
+            return
+        self.aborted = True
+        if base:
+            self.request.interrupt(exc)
+        tracker = self.tracker
+        if tracker is not None:
+            self.tracker = None
+            left = self.total - next(self.ran)
+            if left > 0:
+                tracker.done(left)
+        info = ErrorInfo(f"{type(exc).__name__}: {exc} (while running {self.fn.describe()})")
+        for v in self.results:
+            if not v.state:
+                try:
+                    v._resolve(ERROR, info)
+                except RuntimeError:  # resolved by another thread meanwhile
+                    pass
+        self.exec_ctx.host.emit_error(info)
+        if base:
+            raise exc
 
     # -- scheduling -----------------------------------------------------------
     def _decrement(self, users: Sequence[int], q: _ReadyQueue) -> None:
@@ -567,9 +674,15 @@ class _Execution:
             _tls.depth = depth
 
     def _continue(self, users: Sequence[int], value: AsyncValue, r: int, stream: int) -> None:
+        if self.aborted:
+            return
         q = _ReadyQueue(stream)
-        self._set_register(r, value)
-        self._decrement(users, q)
+        try:
+            self._set_register(r, value)
+            self._decrement(users, q)
+        except BaseException as exc:
+            self._abort(exc)
+            return
         self._process(q)
 
     def _enqueue_outline(self, q: _ReadyQueue) -> None:
@@ -588,13 +701,18 @@ class _Execution:
             start = end
 
     def _process(self, q: _ReadyQueue) -> None:
-        if self.lock is not None:
-            # On a multi-threaded queue, a thread outside the pool that runs
-            # kernels inline takes one of the queue's N compute slots.
-            with self.exec_ctx.host.work_queue.external_compute():
-                self._process_ready(q)
+        if self.aborted:
             return
-        self._process_ready(q)
+        try:
+            if self.lock is not None:
+                # On a multi-threaded queue, a thread outside the pool that runs
+                # kernels inline takes one of the queue's N compute slots.
+                with self.exec_ctx.host.work_queue.external_compute():
+                    self._process_ready(q)
+                return
+            self._process_ready(q)
+        except BaseException as exc:
+            self._abort(exc)
 
     def _process_ready(self, q: _ReadyQueue) -> None:
         if not q.inline:
@@ -644,7 +762,7 @@ class _Execution:
             elif kp.simple:
                 try:
                     out = kp.fn(*kp.attrs, *[x.value for x in args])
-                except Exception as exc:
+                except BaseException as exc:
                     results = [_fail(kp, exec_ctx, exc)] * n
                 else:
                     if n == 1:
@@ -739,6 +857,7 @@ class _Execution:
         self._publish_results(kp, results, q)
         tracker = self.tracker
         if tracker is not None:
+            next(self.ran)
             tracker.done()
 
     def _publish_results(self, kp: KernelPlan, results: list[AsyncValue], q: _ReadyQueue) -> None:
@@ -1037,8 +1156,9 @@ def _recover(
         if v is None:
             v = regs[r] = IndirectAsyncValue()
         out.append(v)
-    counts, q = _replay(plan, pos)
+    counts, q = _resume_state(plan, pos)
     ex = _Execution.resume(fn, exec_ctx, regs, kuses, counts, len(order) - pos - 1)
+    ex.results = [v for v in out if not v.state]
     live = kp.live
     used_by = kp.used_by
     for i, r in enumerate(kp.results):
@@ -1169,7 +1289,7 @@ class _ColumnPlan:
                             v = None  # a result nobody uses dies now
                             continue
                 regs[r] = v
-        except Exception as exc:
+        except BaseException as exc:
             v = None  # regs holds every value the rest of the call needs
             return _recover_columns(fn, exec_ctx, regs, self._position(kind, x, r), exc)
         return tuple([regs[r] for r in self.returns])
@@ -1439,6 +1559,16 @@ class BEFFunction:
         self._columns: _ColumnPlan | None | bool = False  # False: not looked at yet
         self._fast: _FastCode | None = None
         self._calls = 0
+        # For a region (no name): the function it belongs to, once known.
+        self.owner: str | None = None
+
+    def describe(self) -> str:
+        """``function 'f'``, or ``a region of function 'f'`` for a branch or loop body."""
+        if self.name:
+            return f"function '{self.name}'"
+        if self.owner:
+            return f"a region of function '{self.owner}'"
+        return "a region"
 
     @property
     def plan(self) -> FunctionPlan:
@@ -1473,48 +1603,92 @@ class BEFFunction:
 
     # -- execution ------------------------------------------------------------
     def execute(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
-        """Run the function; returns one AsyncValue per result, possibly unavailable."""
+        """Run the function; returns one AsyncValue per result, possibly unavailable.
+
+        ``exec_ctx`` is the caller's context; the function's kernels run one
+        level deeper (``exec_ctx.nested()``).  Every ``CALL_HOP``-th level
+        starts on the work queue instead of inline (see ``_deep``).
+        """
         if len(args) != len(self.arg_types):
             raise TypeError(
                 f"function '{self.name}' takes {len(self.arg_types)} arguments, got {len(args)}"
             )
+        ctx = exec_ctx._nested or exec_ctx.nested()
+        depth = ctx.depth
+        if not depth % CALL_HOP or depth > ctx.host.max_call_depth:
+            return self._deep(ctx, args)
         if self.kind == bp.SYNC_FUNCTION:
-            return _run_in_order(self, exec_ctx, args)
+            return _run_in_order(self, ctx, args)
         fast = self._fast_code()
-        if fast is not None and exec_ctx.request.cancel_value is None:
+        if fast is not None and ctx.request.cancel_value is None:
             for a in args:
                 if a.state != CONCRETE:
                     break
             else:
                 vals = [a.value for a in args]
                 try:
-                    out = fast.func(exec_ctx, *vals)
-                except Exception as exc:
-                    return _recover(self, fast, exec_ctx, exc, vals)
+                    out = fast.func(ctx, *vals)
+                except BaseException as exc:
+                    return _recover(self, fast, ctx, exc, vals)
                 return [AsyncValue(CONCRETE, v) for v in out]
-        elif fast is None and exec_ctx.request.cancel_value is None:
+        elif fast is None and ctx.request.cancel_value is None:
             cp = self._column_plan()
             if cp is not None:
                 for a in args:
                     if a.state != CONCRETE:
                         break
                 else:
-                    out = cp.run(exec_ctx, self, [a.value for a in args])
+                    out = cp.run(ctx, self, [a.value for a in args])
                     if type(out) is tuple:
                         return [AsyncValue(CONCRETE, v) for v in out]
                     return out
-        ex = _TracedExecution(self, exec_ctx) if self.program.tracer else _Execution(self, exec_ctx)
+        ex = _TracedExecution(self, ctx) if self.program.tracer else _Execution(self, ctx)
         results = ex.prebind_results()
         ex.run(args)
         return results
 
-    def execute_async(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
-        """Start the function in a work-queue task; results are placeholders (TFRT's ExecuteAsync)."""
-        ex = _TracedExecution(self, exec_ctx) if self.program.tracer else _Execution(self, exec_ctx)
+    def _deep(self, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        """A call at a depth that is a multiple of ``CALL_HOP``, or beyond the limit.
+
+        Nested calls nest Python frames (a dozen per level), so recursion
+        through ``tfrt.call`` would end in a RecursionError, or worse.  At
+        every ``CALL_HOP``-th level the function starts in a work-queue task
+        instead: that task runs from the queue's loop, on a shallow stack,
+        and the caller gets placeholders for the results (as TFRT enqueues a
+        continuation that nests too deep).  So recursion of any depth runs,
+        on every queue, with its memory growing with the depth and its
+        stack bounded.  Past ``HostContext.max_call_depth`` the call
+        returns an error naming the function and the depth (a function that
+        recurses without end ends there, the same on every queue).  A
+        ``tfrt.sync`` function is not deferred: it runs in order, inline.
+        """
+        depth = ctx.depth
+        limit = ctx.host.max_call_depth
+        if depth > limit:
+            info = ErrorInfo(
+                f"{self.describe()} called at depth {depth}, past the maximum call depth "
+                f"{limit} (HostContext.max_call_depth)",
+                ErrorCode.RESOURCE_EXHAUSTED,
+            )
+            return [AsyncValue(ERROR, info)] * len(self.result_types)
+        if self.kind == bp.SYNC_FUNCTION:
+            return _run_in_order(self, ctx, args)
+        return self._start_later(ctx, args)
+
+    def _start_later(self, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        """Run the function (at ``ctx``'s depth) from a work-queue task; placeholders now."""
+        ex = _TracedExecution(self, ctx) if self.program.tracer else _Execution(self, ctx)
         results = ex.prebind_results()
         args = list(args)
-        exec_ctx.host.enqueue_task(lambda: ex.run(args))
+        ctx.host.enqueue_task(lambda: ex.run(args))
         return results
+
+    def execute_async(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        """Start the function in a work-queue task; results are placeholders (TFRT's ExecuteAsync)."""
+        ctx = exec_ctx._nested or exec_ctx.nested()
+        if ctx.depth > ctx.host.max_call_depth:
+            return self._deep(ctx, args)
+        return self._start_later(ctx, args)
 
     def call_values(self, exec_ctx: ExecutionContext, values: Sequence[Any]) -> list[AsyncValue] | tuple:
         """Run with plain argument values.
@@ -1522,21 +1696,28 @@ class BEFFunction:
         Returns a tuple of plain values when the compiled path ran without an
         error, else a list of AsyncValues (the caller awaits and unwraps).
         """
+        ctx = exec_ctx._nested or exec_ctx.nested()
+        depth = ctx.depth
+        if not depth % CALL_HOP or depth > ctx.host.max_call_depth:
+            return self._deep(ctx, [AsyncValue(CONCRETE, v) for v in values])
         fast = self._fast  # only ever set for functions that are not SYNC_FUNCTIONs
         if fast is None:
             if self.kind == bp.SYNC_FUNCTION:
-                return self.execute(exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
+                return _run_in_order(self, ctx, [AsyncValue(CONCRETE, v) for v in values])
             fast = self._fast_code()
-        if fast is not None and exec_ctx.request.cancel_value is None:
+        if fast is not None and ctx.request.cancel_value is None:
             try:
-                return fast.func(exec_ctx, *values)
-            except Exception as exc:
-                return _recover(self, fast, exec_ctx, exc, values)
-        if fast is None and exec_ctx.request.cancel_value is None:
+                return fast.func(ctx, *values)
+            except BaseException as exc:
+                return _recover(self, fast, ctx, exc, values)
+        if fast is None and ctx.request.cancel_value is None:
             cp = self._column_plan()
             if cp is not None:
-                return cp.run(exec_ctx, self, values)
-        return self.execute(exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
+                return cp.run(ctx, self, values)
+        ex = _TracedExecution(self, ctx) if self.program.tracer else _Execution(self, ctx)
+        results = ex.prebind_results()
+        ex.run([AsyncValue(CONCRETE, v) for v in values])
+        return results
 
     def _fast_code(self) -> _FastCode | None:
         fast = self._fast
@@ -1592,6 +1773,10 @@ class NativeFunction:
             out = self.impl(list(args), n, exec_ctx.host)
         except KernelError as exc:
             return [AsyncValue(ERROR, ErrorInfo(exc.message, exc.code))] * n
+        except BaseException as exc:  # errors are values, whatever raised them
+            if not isinstance(exc, Exception):
+                exec_ctx.request.interrupt(exc)
+            return [AsyncValue(ERROR, ErrorInfo(f"{type(exc).__name__}: {exc}"))] * n
         out = list(out or ())
         if len(out) != n:
             err = ErrorInfo(f"native function '{self.name}' returned {len(out)} results, expected {n}")
@@ -1774,6 +1959,10 @@ class _AttributeProblem(Exception):
 
 
 def set_recursion_limit(limit: int = 20000) -> None:
-    """Deep BEF recursion (``tfrt.call`` of ``tfrt.call`` ...) nests Python frames."""
+    """Room for nested function executions on the Python stack: ``CALL_HOP``
+    levels (about 800 with this limit) nest inline before a call starts from
+    the work queue on a fresh stack."""
+    global CALL_HOP
     if sys.getrecursionlimit() < limit:
         sys.setrecursionlimit(limit)
+    CALL_HOP = _call_hop()

@@ -46,10 +46,14 @@ from tfrt.async_value import (
     AsyncValue,
     ErrorCode,
     ErrorInfo,
+    _Forward,
     _Join,
 )
 from tfrt.kernels.registry import KernelError
 from tfrt.work_queue import WorkQueue, make_work_queue
+
+#: How deep function executions may nest in one request (HostContext.max_call_depth).
+DEFAULT_MAX_CALL_DEPTH = 20_000
 
 # ---------------------------------------------------------------------------
 # Logging in TFRT_LOG's format (severity, time, thread, file:line) on stderr.
@@ -279,13 +283,19 @@ class Task(AsyncValue):
         except KernelError as exc:
             self._resolve(ERROR, ErrorInfo(exc.message, exc.code))
             return
-        except Exception as exc:  # a bug in the task: keep it an error value
+        except BaseException as exc:  # a bug in the task, or Ctrl-C: an error value
             self._resolve(ERROR, ErrorInfo(f"{type(exc).__name__}: {exc}"))
+            if not isinstance(exc, Exception):
+                self._interrupted(exc)
             return
         if isinstance(out, AsyncValue):
             self._follow(out)
             return
         self._resolve(CONCRETE, out)
+
+    def _interrupted(self, exc: BaseException) -> None:
+        """``fn`` raised a BaseException that is not an Exception (KeyboardInterrupt,
+        SystemExit): the task's value is an error either way."""
 
     def _follow(self, out: AsyncValue) -> None:
         if out.state:
@@ -295,13 +305,7 @@ class Task(AsyncValue):
         elif out.state:  # resolved meanwhile, or adopted by another task
             self._resolve(out.state, out.value)
         else:
-            self._fn = out
-            out.and_then(self._forward)
-
-    def _forward(self) -> None:
-        src = self._fn
-        self._fn = None
-        self._resolve(src.state, src.value)
+            out.and_then(_Forward(self, out))  # chains of these resolve in a loop
 
 
 class RequestTask(Task):
@@ -324,6 +328,23 @@ class RequestTask(Task):
             self._resolve(ERROR, cancelled.value)
             return
         Task.__call__(self)
+
+    def _interrupted(self, exc: BaseException) -> None:
+        self._request.interrupt(exc)
+
+
+class _TrackedTask(RequestTask):
+    """A task of a request whose caller waits for its work (``RequestContext.tracker``)."""
+
+    __slots__ = ()
+
+    def __call__(self) -> None:
+        if self._args is None:
+            return  # already ran
+        try:
+            RequestTask.__call__(self)
+        finally:
+            self._request.tracker.done()
 
 
 # ---------------------------------------------------------------------------
@@ -355,14 +376,16 @@ class ResourceContext:
 
 
 class WorkTracker:
-    """Counts the kernels of one request that have not run yet; :meth:`wait` for none.
+    """Counts the kernels and tasks of one request that have not run yet; :meth:`wait` for none.
 
     The executor adds a function's kernels when an execution of the request
     starts (a called function's execution starts inside a kernel of its
     caller, so the count never drops to zero early) and counts each kernel
-    off when it has run or been skipped.  ``Program.call`` on a threaded
-    queue waits for this instead of for the whole queue to go idle, so
-    concurrent calls do not wait for each other's work.
+    off when it has run or been skipped; ``ExecutionContext.spawn`` counts
+    a task from when it is queued until it has run or been skipped.
+    ``Program.call`` on a threaded queue waits for this instead of for the
+    whole queue to go idle, so concurrent calls do not wait for each
+    other's work.
     """
 
     __slots__ = ("_lock", "_pending", "_idle")
@@ -380,19 +403,19 @@ class WorkTracker:
         lock = self._lock
         lock.acquire()
         try:
-            if self._pending == 0 and self._idle is not None:
+            if self._pending <= 0 and self._idle is not None:
                 self._idle.clear()
             self._pending += n
         finally:
             lock.release()
 
-    def done(self) -> None:
+    def done(self, n: int = 1) -> None:
         lock = self._lock
         lock.acquire()
         try:
-            pending = self._pending - 1
+            pending = self._pending - n
             self._pending = pending
-            if pending == 0 and self._idle is not None:
+            if pending <= 0 and self._idle is not None:
                 self._idle.set()  # under the lock: an add() right after clears it again
         finally:
             lock.release()
@@ -402,7 +425,7 @@ class WorkTracker:
         lock = self._lock
         lock.acquire()
         try:
-            if self._pending == 0:
+            if self._pending <= 0:
                 return True
             idle = self._idle
             if idle is None:
@@ -421,7 +444,7 @@ class RequestContext:
     kernels that have not run, on threaded queues.
     """
 
-    __slots__ = ("host", "_resource_context", "cancel_value", "data", "tracker")
+    __slots__ = ("host", "_resource_context", "cancel_value", "data", "tracker", "interrupted")
 
     def __init__(
         self,
@@ -436,6 +459,10 @@ class RequestContext:
         self.cancel_value: AsyncValue | None = None
         self.data = data
         self.tracker = tracker
+        # The first KeyboardInterrupt, SystemExit or other BaseException that
+        # is not an Exception raised by one of the request's kernels or tasks
+        # (see interrupt()).
+        self.interrupted: BaseException | None = None
 
     @property
     def resource_context(self) -> ResourceContext:
@@ -456,15 +483,48 @@ class RequestContext:
     def cancelled(self) -> bool:
         return self.cancel_value is not None
 
+    def interrupt(self, exc: BaseException) -> None:
+        """A kernel or task of the request raised ``exc``, a BaseException that is
+        not an Exception (KeyboardInterrupt, SystemExit): the request stops.
+
+        The raising kernel's results are an error, as for any failure; the
+        request is cancelled, so what has not started is skipped and loops
+        stop at their next iteration, and the first such exception is kept
+        for the caller, which raises it once the call has wound down
+        (``Program.call``, ``Call.result``), as ``concurrent.futures``
+        raises a worker's exception in ``result()``.  The worker thread
+        that ran the kernel lives on.
+        """
+        if self.interrupted is None:
+            self.interrupted = exc
+        self.cancel()
+
 
 class ExecutionContext:
-    """What kernels see of the runtime: the host and the current request."""
+    """What kernels see of the runtime: the host and the current request.
 
-    __slots__ = ("host", "request")
+    ``depth`` counts the function executions this context is nested in:
+    0 for what the caller runs, 1 for the kernels of the function it
+    calls, 2 inside a function that one calls (``tfrt.call``, a branch, a
+    loop body), and so on.  A function runs its kernels with
+    ``exec_ctx.nested()``, which the executor uses to bound recursion (see
+    ``HostContext.max_call_depth``).
+    """
 
-    def __init__(self, host: "HostContext", request: RequestContext) -> None:
+    __slots__ = ("host", "request", "depth", "_nested")
+
+    def __init__(self, host: "HostContext", request: RequestContext, depth: int = 0) -> None:
         self.host = host
         self.request = request
+        self.depth = depth
+        self._nested: ExecutionContext | None = None
+
+    def nested(self) -> "ExecutionContext":
+        """The context one function call deeper (made once, then shared)."""
+        child = self._nested
+        if child is None:
+            child = self._nested = ExecutionContext(self.host, self.request, self.depth + 1)
+        return child
 
     @property
     def resource_context(self) -> ResourceContext:
@@ -482,9 +542,18 @@ class ExecutionContext:
         """Run ``fn(*args)`` as a task of this request; its result as an AsyncValue.
 
         A task that has not started when the request is cancelled resolves
-        to the cancellation error (code CANCELLED) without running.
+        to the cancellation error (code CANCELLED) without running.  A call
+        that waits for its work (``RequestContext.tracker``) waits for its
+        tasks too, as it does for its kernels, whether or not their values
+        reach its results.
         """
-        task = RequestTask(fn, args, self.request)
+        request = self.request
+        tracker = request.tracker
+        if tracker is None:
+            task = RequestTask(fn, args, request)
+        else:
+            tracker.add(1)
+            task = _TrackedTask(fn, args, request)
         self.host.work_queue.add_task(task)
         return task
 
@@ -502,6 +571,7 @@ class HostContext:
         allocator: HostAllocator | str = "malloc",
         registry: Any = None,
         diag_handler: Callable[[DecodedDiagnostic], None] | None = None,
+        max_call_depth: int = DEFAULT_MAX_CALL_DEPTH,
     ) -> None:
         self.work_queue = make_work_queue(work_queue) if isinstance(work_queue, str) else work_queue
         self.allocator = (
@@ -516,6 +586,10 @@ class HostContext:
         self._shared: dict[type, Any] = {}
         self._shared_lock = threading.RLock()
         self.devices: dict[str, Any] = {}
+        # Deepest nesting of function executions (tfrt.call, branches, loop
+        # bodies) a request may reach; a call beyond it returns an error
+        # naming the function and the depth (see tfrt.executor).
+        self.max_call_depth = max_call_depth
 
     # -- errors -------------------------------------------------------------
     def emit_error(self, error: ErrorInfo | str, location: Any = None) -> DecodedDiagnostic:

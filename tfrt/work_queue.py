@@ -105,6 +105,11 @@ class WorkQueue:
     def is_in_worker_thread(self) -> bool:
         return False
 
+    @property
+    def queued(self) -> int:
+        """How many tasks wait in the queue (0 where the queue cannot tell)."""
+        return 0
+
     def shutdown(self) -> None:
         """Stop any threads (after draining the work)."""
 
@@ -112,6 +117,11 @@ class WorkQueue:
 def _report_task_failure() -> None:
     # A task that raises is a bug in a kernel or in the runtime; keep the
     # queue alive and say what happened, as a crashed worker would be silent.
+    # Worker threads catch BaseException too (a KeyboardInterrupt or
+    # SystemExit raised by code on a worker would end the thread, and once
+    # every worker had ended, every later call would hang); the ``s``
+    # queue's loops run on the caller's thread and let such an exception
+    # reach the caller, as Ctrl-C should.
     sys.stderr.write("tfrt: a work queue task raised:\n")
     traceback.print_exc()
     sys.stderr.flush()
@@ -149,6 +159,10 @@ class SingleThreadedWorkQueue(WorkQueue):
     def _notify(self) -> None:
         with self._cv:
             self._cv.notify_all()
+
+    @property
+    def queued(self) -> int:
+        return len(self._items)
 
     def add_blocking_task(self, task: Task, allow_queuing: bool = True) -> Task | None:
         # No threads to run it on right away: refuse what may not wait.
@@ -409,7 +423,7 @@ class MultiThreadedWorkQueue(WorkQueue):
             while True:
                 try:
                     task()
-                except Exception:
+                except BaseException:  # a worker outlives whatever a task raises
                     _report_task_failure()
                 if self._computing > limit:
                     break  # a thread outside the pool started computing: yield the slot
@@ -546,7 +560,7 @@ class MultiThreadedWorkQueue(WorkQueue):
                 task = self._blocking.popleft()
             try:
                 task()
-            except Exception:
+            except BaseException:  # a blocking thread outlives what a task raises
                 _report_task_failure()
             finally:
                 with self._lock:
@@ -594,7 +608,7 @@ class MultiThreadedWorkQueue(WorkQueue):
                     continue
                 try:
                     task()
-                except Exception:
+                except BaseException:  # on a worker thread: see _worker_loop
                     _report_task_failure()
         return True
 

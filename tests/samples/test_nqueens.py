@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import tfrt.api
-from tfrt.async_value import CONCRETE, ERROR
+from tfrt.async_value import CONCRETE, ERROR, AsyncValue
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "nqueens"
 sys.path.insert(0, str(SAMPLE))
@@ -75,7 +75,8 @@ def test_bad_sizes_are_clear_errors(program):
 
 
 def test_cancelling_before_the_tasks_start_runs_none_of_them():
-    # On s the kernel runs inline at submit; its tasks wait in the queue.
+    # On s the kernel runs inline when the function is executed; its tasks
+    # wait in the queue until the caller waits.
     prog = nqueens.load("s")
     try:
         ran = []
@@ -87,6 +88,14 @@ def test_cancelling_before_the_tasks_start_runs_none_of_them():
 
         nqueens.place = counting_place
         try:
+            host = prog.host
+            exec_ctx = host.new_execution_context()
+            fn = prog.bef_program.function("nqueens")
+            results = fn.execute(exec_ctx, [AsyncValue.make_available(8)])
+            assert ran == [(8, 0, 0, 0, 0)]
+            exec_ctx.request.cancel()
+            assert host.await_values(results, timeout=60)
+            # A submitted call cancelled before it started runs nothing.
             call = prog.submit("nqueens", 8)
             call.cancel()
             with pytest.raises(tfrt.api.CancelledError, match="Cancelled") as info:
@@ -97,6 +106,7 @@ def test_cancelling_before_the_tasks_start_runs_none_of_them():
         # Only the kernel's own inline call (the empty board) ran; the 8
         # first-row tasks resolved as cancelled without running.
         assert ran == [(8, 0, 0, 0, 0)]
+        assert results[0].error.code == "CANCELLED"
         assert call.results[0].state == ERROR
         assert nqueens.solve(prog, 6) == 4  # the program is fine afterwards
     finally:
