@@ -14,9 +14,11 @@ kernel's results (placeholders while the callee still runs).
 from __future__ import annotations
 
 import threading
+from time import perf_counter
 from typing import Sequence
 
 from tfrt.async_value import (
+    CONCRETE,
     ERROR,
     AsyncValue,
     ErrorInfo,
@@ -109,6 +111,48 @@ def case(frame: AsyncKernelFrame):
 
 
 # -- loops --------------------------------------------------------------------
+#
+# Loops run iteratively: one Python loop, never a frame per iteration or per
+# block, so a loop of any length runs in constant stack and (for a body whose
+# values die each iteration) constant memory.  Each checks the request's
+# cancellation before every iteration, and after _SLICE seconds of running
+# (checked every _REPEAT_BLOCK iterations) it hands the rest of the loop to
+# the work queue: the thread gets back to its queue, so on ``s`` a caller's
+# bounded wait (``Call.result(timeout)``) and other queued work get their
+# turn during a long loop, and on ``mstd`` the worker takes other tasks.
+# While the iterations' values come back concrete, the loops pass plain
+# values from one iteration to the next (BEFFunction.call_values) instead
+# of AsyncValues.
+
+_REPEAT_BLOCK = 32  # iterations per block, as TFRT's repeat runs them
+_SLICE = 0.02  # seconds a loop runs before it lets its thread take other work
+
+
+def _concrete(values: Sequence[AsyncValue]) -> bool:
+    for v in values:
+        if v.state != CONCRETE:
+            return False
+    return True
+
+
+def _resolve_all(targets: Sequence[IndirectAsyncValue], values: tuple) -> None:
+    for t, v in zip(targets, values):
+        t.set_value(v)
+
+
+def _loop_failed(exec_ctx, results: Sequence[IndirectAsyncValue], exc: BaseException) -> None:
+    """Something raised out of a loop's own code (not a kernel: those fail as
+    values), a Ctrl-C between two kernels, say: its results still resolve,
+    so nothing waits for them forever."""
+    info = ErrorInfo(f"{type(exc).__name__}: {exc}")
+    for r in results:
+        if not r.state:
+            try:
+                r.set_error(info)
+            except RuntimeError:  # resolved meanwhile
+                pass
+    if not isinstance(exc, Exception):
+        exec_ctx.request.interrupt(exc)
 
 
 @kernel("tfrt.while", attrs=("i64",), kind="async")
@@ -121,7 +165,7 @@ def while_(frame: AsyncKernelFrame):
     if parallel_iterations > 1:
         _while_async(frame.exec_ctx, body, condition, body_args, results)
     else:
-        _while_inline(frame.exec_ctx, body, condition, body_args, results)
+        _WhileLoop(frame.exec_ctx, body, condition, body_args, results).run()
     return results
 
 
@@ -133,26 +177,99 @@ def _while_finish(condition: AsyncValue, body_args: list, results: list) -> None
     run_when_ready(body_args, lambda: _forward_all(results, [condition] * len(results)))
 
 
-def _while_inline(exec_ctx, body, condition: AsyncValue, body_args: list, results: list) -> None:
-    while condition.state != ERROR and condition.value:
-        out = body.execute(exec_ctx, body_args)
-        condition = out[-1]
-        body_args = out[:-1]
-        if not condition.state:
-            cond = condition
-            args = body_args
-            cond.and_then(
-                lambda: exec_ctx.host.enqueue_task(
-                    lambda: _while_inline(exec_ctx, body, cond, args, results)
-                )
-            )
-            return
-    _while_finish(condition, body_args, results)
+class _WhileLoop:
+    """``tfrt.while`` with ``parallel_iterations(1)``: the body runs inline while
+    the condition is available and true (TFRT's TFRTWhileInlineImpl); a
+    condition still pending continues the loop from a task once it resolves."""
+
+    __slots__ = ("exec_ctx", "body", "condition", "args", "results")
+
+    def __init__(self, exec_ctx, body, condition: AsyncValue, args: list, results: list) -> None:
+        self.exec_ctx = exec_ctx
+        self.body = body
+        self.condition = condition
+        self.args = args
+        self.results = results
+
+    def run(self) -> None:
+        try:
+            self._run()
+        except BaseException as exc:
+            _loop_failed(self.exec_ctx, self.results, exc)
+            raise
+
+    def _run(self) -> None:
+        exec_ctx = self.exec_ctx
+        body = self.body
+        request = exec_ctx.request
+        condition = self.condition
+        args = self.args
+        self.condition = self.args = None
+        deadline = perf_counter() + _SLICE
+        n = 0
+        # Plain values while the iterations come back concrete.
+        vals = cond = None
+        if condition.state == CONCRETE and _concrete(args):
+            cond = condition.value
+            vals = tuple([a.value for a in args])
+        while True:
+            if vals is not None:
+                if not cond:
+                    _resolve_all(self.results, vals)
+                    return
+            elif condition.state == ERROR or not condition.value:
+                _while_finish(condition, args, self.results)
+                return
+            cancelled = request.cancel_value
+            if cancelled is not None:
+                if vals is not None:
+                    args = [AsyncValue(CONCRETE, v) for v in vals]
+                _while_finish(cancelled, args, self.results)
+                return
+            n += 1
+            if n == _REPEAT_BLOCK:
+                n = 0
+                if perf_counter() >= deadline:
+                    self._later(AsyncValue(CONCRETE, cond) if vals is not None else condition,
+                                args if vals is None else [AsyncValue(CONCRETE, v) for v in vals])
+                    return
+            if vals is not None:
+                out = body.call_values(exec_ctx, vals)
+                if type(out) is tuple:
+                    cond = out[-1]
+                    vals = out[:-1]
+                    continue
+                vals = None
+            else:
+                out = body.execute(exec_ctx, args)
+            condition = out[-1]
+            args = out[:-1]
+            if not condition.state:
+                # TFRT waits for the condition, then goes on in a task.
+                self.condition = condition
+                self.args = args
+                condition.and_then(self._enqueue)
+                return
+            if condition.state == CONCRETE and _concrete(args):
+                cond = condition.value
+                vals = tuple([a.value for a in args])
+
+    def _later(self, condition: AsyncValue, args: list) -> None:
+        self.condition = condition
+        self.args = args
+        self.exec_ctx.host.enqueue_task(self.run)
+
+    def _enqueue(self) -> None:
+        self.exec_ctx.host.enqueue_task(self.run)
 
 
 def _while_async(exec_ctx, body, condition: AsyncValue, body_args: list, results: list) -> None:
     if condition.state == ERROR or not condition.value:
         _while_finish(condition, body_args, results)
+        return
+    cancelled = exec_ctx.request.cancel_value
+    if cancelled is not None:
+        _while_finish(cancelled, body_args, results)
         return
     out = body.execute_async(exec_ctx, body_args)
     next_condition = out[-1]
@@ -162,51 +279,99 @@ def _while_async(exec_ctx, body, condition: AsyncValue, body_args: list, results
     )
 
 
-_REPEAT_BLOCK = 32  # iterations per block, as TFRT bounds its stack depth
-
-
 @kernel("tfrt.repeat.i32", kind="async")
 def repeat_i32(frame: AsyncKernelFrame):
     count_av = frame.args[0]
     args = list(frame.args[1:])
     results = [IndirectAsyncValue() for _ in range(frame.num_results)]
-    exec_ctx = frame.exec_ctx
-    body = frame.funcs[0]
+    loop = _RepeatLoop(frame.exec_ctx, frame.funcs[0], args, results)
 
     def start() -> None:
         if count_av.state == ERROR:
             _forward_all(results, [count_av] * len(results))
             return
         count = count_av.value
-        if count == 0:
+        if count <= 0:
             _forward_all(results, args)
             return
-        block = _REPEAT_BLOCK if args else count
-        _repeat_block(0, block, count, exec_ctx, body, args, results)
+        loop.count = count
+        loop.run()
 
     count_av.and_then(start)
     return results
 
 
-def _repeat_block(start: int, block: int, count: int, exec_ctx, body, args: list, results: list) -> None:
-    passed = args
-    out: list = passed
-    end = min(start + block, count)
-    request = exec_ctx.request
-    for i in range(start, end):
-        cancel = request.cancel_value
-        if cancel is not None:
-            _forward_all(results, [cancel] * len(results))
-            return
-        out = body.execute(exec_ctx, passed)
-        if i + 1 != count:
-            passed = out
-    if end >= count:
-        _forward_all(results, out)
-        return
-    passed[0].and_then(
-        lambda: _repeat_block(end, block, count, exec_ctx, body, passed, results)
-    )
+class _RepeatLoop:
+    """``tfrt.repeat.i32`` (TFRT's TFRTRepeatI32Block, as one loop).
+
+    Blocks of 32 iterations; between blocks it waits for the first loop value
+    when that is still pending, as TFRT does (an async body then runs at most
+    a block ahead of its values), and goes on in the resolving thread.
+    """
+
+    __slots__ = ("exec_ctx", "body", "count", "next", "passed", "results")
+
+    def __init__(self, exec_ctx, body, args: list, results: list) -> None:
+        self.exec_ctx = exec_ctx
+        self.body = body
+        self.count = 0
+        self.next = 0
+        self.passed = args
+        self.results = results
+
+    def run(self) -> None:
+        try:
+            self._run()
+        except BaseException as exc:
+            _loop_failed(self.exec_ctx, self.results, exc)
+            raise
+
+    def _run(self) -> None:
+        exec_ctx = self.exec_ctx
+        body = self.body
+        request = exec_ctx.request
+        count = self.count
+        i = self.next
+        passed = self.passed
+        self.passed = None
+        deadline = perf_counter() + _SLICE
+        vals = tuple([a.value for a in passed]) if _concrete(passed) else None
+        while True:
+            end = min(i + _REPEAT_BLOCK, count)
+            while i < end:
+                cancelled = request.cancel_value
+                if cancelled is not None:
+                    _forward_all(self.results, [cancelled] * len(self.results))
+                    return
+                i += 1
+                if vals is not None:
+                    out = body.call_values(exec_ctx, vals)
+                    if type(out) is tuple:
+                        vals = out
+                        continue
+                    vals = None
+                    passed = out
+                else:
+                    passed = body.execute(exec_ctx, passed)
+            if i >= count:
+                if vals is not None:
+                    _resolve_all(self.results, vals)
+                else:
+                    _forward_all(self.results, passed)
+                return
+            if vals is None:
+                if passed and not passed[0].state:
+                    self.next = i
+                    self.passed = passed
+                    passed[0].and_then(self.run)  # the next block once it resolves
+                    return
+                if _concrete(passed):
+                    vals = tuple([a.value for a in passed])
+            if perf_counter() >= deadline:
+                self.next = i
+                self.passed = passed if vals is None else [AsyncValue(CONCRETE, v) for v in vals]
+                exec_ctx.host.enqueue_task(self.run)
+                return
 
 
 @kernel("tfrt.once", kind="async")
