@@ -27,6 +27,15 @@ An ``index``-typed ``util.unfoldable_constant`` counts as a constant size
 here (and only here: the values a program computes from it are computed at
 run time).  What stays dynamic (a size that comes from a function argument)
 is refused later, at the op that needs it, with a located error.
+
+Example::
+
+    %c3 = arith.constant 3 : index
+    %e = tensor.empty(%c3) : tensor<?x4xf32>
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+    // becomes
+    %e = tensor.empty() : tensor<3x4xf32>
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ from xdsl.passes import ModulePass
 from tfrt.dialects.fastir import erase_op, insert_op_before, replace_all_uses, walk
 from tfrt.passes.lowering import make_op
 
+# On index values (64 bits here, as the kernels compute them); results wrap.
 _FOLD = {
     "arith.addi": lambda a, b: a + b,
     "arith.subi": lambda a, b: a - b,
@@ -59,8 +69,15 @@ _FOLD = {
     "arith.floordivsi": lambda a, b: a // b if b else None,
     "arith.remui": lambda a, b: a % b if b > 0 and a >= 0 else None,
     "arith.remsi": lambda a, b: (abs(a) % abs(b)) * (1 if a >= 0 else -1) if b else None,
-    "arith.maxui": max, "arith.minui": min, "arith.maxsi": max, "arith.minsi": min,
+    # The unsigned ones compare the bit patterns: -1 is the largest.
+    "arith.maxui": lambda a, b: max(a % 2**64, b % 2**64),
+    "arith.minui": lambda a, b: min(a % 2**64, b % 2**64),
+    "arith.maxsi": max, "arith.minsi": min,
 }  # fmt: skip
+
+
+def _wrap64(value: int) -> int:
+    return (value + 2**63) % 2**64 - 2**63
 
 # Ops whose results take the type of their destination ("outs") operands.
 _DESTINATION = ("tensor.insert", "tensor.insert_slice", "linalg.pack", "linalg.unpack")
@@ -144,13 +161,18 @@ def _specialize(op: Operation) -> None:
         if a is not None and b is not None:
             value = _FOLD[name](a, b)
             if value is not None:
-                replace_all_uses(op.results[0], _constant(op, value, op.results[0].type))
+                replace_all_uses(op.results[0], _constant(op, _wrap64(value), op.results[0].type))
                 erase_op(op)
         return
     if name in ("arith.index_cast", "arith.index_castui") and (a := _index_constant(op.operands[0])) is not None:
         t = op.results[0].type
+        src = op.operands[0].type
+        if isinstance(src, IntegerType):
+            a %= 2 ** src.width.data  # index_castui zero-extends: i8 -128 is 128
+            if name == "arith.index_cast" and a >= 2 ** (src.width.data - 1):
+                a -= 2 ** src.width.data  # index_cast sign-extends: i1 true is -1
         if isinstance(t, IndexType) or isinstance(t, IntegerType) and t.width.data == 64:
-            replace_all_uses(op.results[0], _constant(op, a, t))
+            replace_all_uses(op.results[0], _constant(op, _wrap64(a), t))
             erase_op(op)
         return
     if name == "tensor.empty":
