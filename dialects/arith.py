@@ -257,12 +257,29 @@ class ScalingTruncFOp(IRDLOperation):
         _verify_scaling(self, "narrower")
 
 
+# MLIR's forms of remf, index_cast(ui), extf/truncf and select (dialects/arith_forms.py).
+from tfrt.dialects.arith_forms import (  # noqa: E402 - after the casts it does not need
+    ExtFOp,
+    IndexCastOp,
+    IndexCastUIOp,
+    RemFOp,
+    SelectOp,
+    TruncFOp,
+)
+
 _REPLACED = {
-    cls.name: cls for cls in (ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp, CmpiOp, CmpfOp)
+    cls.name: cls
+    for cls in (
+        ExtSIOp, ExtUIOp, TruncIOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp, CmpiOp, CmpfOp,
+        IndexCastOp, ExtFOp, TruncFOp, SelectOp,
+    )
 }
 
 Arith = Dialect(
     "arith",
-    [*(_REPLACED.get(op.name, op) for op in _xdsl.Arith.operations), ScalingExtFOp, ScalingTruncFOp],
+    [
+        *(_REPLACED.get(op.name, op) for op in _xdsl.Arith.operations),
+        ScalingExtFOp, ScalingTruncFOp, RemFOp, IndexCastUIOp,
+    ],
     list(_xdsl.Arith.attributes),
 )

@@ -549,9 +549,39 @@ def dense_array(elt: Attribute, values: list[tuple[str, str]]) -> DenseArrayBase
 
 
 def parse_dims(text: str | None) -> list[int] | None:
-    """``2x?x3x`` -> [2, DYNAMIC_INDEX, 3]; ``*x`` -> None (unranked); no token -> []."""
+    """``2x?x3x`` -> [2, DYNAMIC_INDEX, 3]; ``*x`` -> None (unranked); no token -> [].
+
+    MLIR lets blanks stand around each ``x`` (``vector<4 x i32>``).  A scalable
+    dimension ``[8]`` is an error here: only vectors have them
+    (:func:`parse_vector_dims`)."""
     if text is None:
         return []
+    if " " in text or "\t" in text:
+        text = text.replace(" ", "").replace("\t", "")
     if text == "*x":
         return None
+    if "[" in text:
+        raise AttrError("scalable dimensions are only allowed in vector types")
     return [DYNAMIC_INDEX if d == "?" else int(d) for d in text[:-1].split("x")]
+
+
+def parse_vector_dims(text: str | None) -> tuple[list[int], list[bool]]:
+    """A vector shape: ``4x[8]x`` -> ([4, 8], [False, True]) (``[n]`` is a
+    scalable dimension, as in MLIR's ``vector<[8]xi64>``)."""
+    if text is None:
+        return [], []
+    text = text.replace(" ", "").replace("\t", "")
+    if text == "*x":
+        raise AttrError("vector types must have a static shape")
+    shape: list[int] = []
+    scalable: list[bool] = []
+    for d in text[:-1].split("x"):
+        if d == "?":
+            raise AttrError("vector types must have a static shape")
+        if d.startswith("["):
+            shape.append(int(d[1:-1]))
+            scalable.append(True)
+        else:
+            shape.append(int(d))
+            scalable.append(False)
+    return shape, scalable

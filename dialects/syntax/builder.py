@@ -29,6 +29,7 @@ from lark import Token
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BoolAttr,
     CallSiteLoc,
     ComplexType,
     DictionaryAttr,
@@ -920,7 +921,7 @@ class IRBuilder:
         t = self._type_cache.get(key)
         if t is not None:
             return t
-        shape = A.parse_dims(dims.value if dims is not None else None)
+        shape = self._dims(dims)
         try:
             if shape is None:
                 if enc is not None:
@@ -936,7 +937,7 @@ class IRBuilder:
     def memref_type(self, c):
         dims, elt, *rest = c
         rest = [r for r in rest if r is not None]
-        shape = A.parse_dims(dims.value if dims is not None else None)
+        shape = self._dims(dims)
         try:
             if shape is None:
                 if len(rest) > 1:
@@ -959,12 +960,22 @@ class IRBuilder:
         except (VerifyException, TypeError, ValueError) as e:
             raise self.error(f"invalid memref type: {e}", dims) from None
 
+    def _dims(self, dims):
+        try:
+            return A.parse_dims(dims.value if dims is not None else None)
+        except A.AttrError as e:
+            raise self.error(str(e), dims) from None
+
     def vector_type(self, c):
         dims, elt = c
-        shape = A.parse_dims(dims.value if dims is not None else None)
-        if shape is None or any(d < 0 for d in shape):
-            raise self.error("vector types must have a static shape", dims)
         try:
+            shape, scalable = A.parse_vector_dims(dims.value if dims is not None else None)
+        except A.AttrError as e:
+            raise self.error(str(e), dims) from None
+        try:
+            if any(scalable):
+                flags = ArrayAttr([BoolAttr.from_bool(f) for f in scalable])
+                return VectorType(elt, shape, flags)
             return VectorType(elt, shape)
         except VerifyException as e:
             raise self.error(f"invalid vector type: {e}", dims) from None

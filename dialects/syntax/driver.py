@@ -367,10 +367,13 @@ class FastParser:
                 tok = None
             else:
                 value = m.group(ttype)
+                tok_start = m.start(ttype)
                 kw = scanner.keywords.get(ttype)
                 if kw is not None:
+                    # A keyword the regex terminal also matches (its group
+                    # keeps the regex terminal's name).
                     ttype = kw.get(value, ttype)
-                tok = make_token(ttype, value, m.start(ttype), index)
+                tok = make_token(ttype, value, tok_start, index)
                 if ttype == "OPNAME":
                     kind = keywords.get(value)
                     if kind is None and "." not in value and self.default_dialect is not None:

@@ -1,4 +1,4 @@
-"""Custom forms of ``arith.cmpi``/``arith.cmpf`` and ``builtin.unrealized_conversion_cast``.
+"""Custom forms of ``arith.cmpi``/``cmpf``/``truncf``/``select`` and ``builtin.unrealized_conversion_cast``.
 
 The syntax is MLIR's (``ArithOps.td``, ``BuiltinOps.td``):
 
@@ -9,6 +9,11 @@ The syntax is MLIR's (``ArithOps.td``, ``BuiltinOps.td``):
   ``i1`` of the same shape (``tensor<4xi32>`` gives ``tensor<4xi1>``).
 * ``builtin.unrealized_conversion_cast (%a, ... : T, ...)? to U, ... {attrs}?``:
   zero or more operands, zero or more results.
+* ``arith.truncf %x MODE? (fastmath<flags>)? {attrs}? : T to U``: ``MODE``
+  is a rounding-mode keyword (``tonearesteven``, ...), stored as its i32
+  value in ``roundingmode``.
+* ``arith.select %c, %a, %b {attrs}? : T`` (an ``i1`` condition) or
+  ``: C, T`` (a condition of ``i1`` elements shaped as ``T``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     VectorType,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute
@@ -147,6 +153,82 @@ class ArithCmpTypeRule(DirectiveRule):
         make_target(plan, d.result).set(b, st, [i1_same_shape(child)], st.tok)
 
 
+# ---------------------------------------------------------------- truncf
+
+
+@irdl_custom_directive
+class ArithRoundingMode(CustomDirective):
+    """``keyword?``: truncf's optional rounding mode, as its i32 value."""
+
+    roundingmode: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        _hand_parsed("ArithRoundingMode", parser)
+
+    def print(self, printer: Printer, state: PrintingState, op) -> None:
+        """Never used: the op prints with its own print()."""
+
+
+class ArithRoundingModeRule(DirectiveRule):
+    def grammar(self, d, gen) -> str:
+        return "[" + shared_rule(gen, "arith_rounding_mode", "BARE_ID", lambda c: c[0]) + "]"
+
+    def apply(self, b, st, d: ArithRoundingMode, plan, child) -> None:
+        if child is None:
+            return
+        from tfrt.dialects.arith_forms import ROUNDING_MODES
+
+        if child.value not in ROUNDING_MODES:
+            raise b.error(
+                "expected one of the rounding modes " + ", ".join(ROUNDING_MODES)
+                + f", not '{child.value}'",
+                child,
+            )
+        var = d.roundingmode
+        value = IntegerAttr(ROUNDING_MODES.index(child.value), i32)
+        (st.props if var.is_property else st.attrs)[var.name] = value
+
+
+# ---------------------------------------------------------------- select
+
+
+@irdl_custom_directive
+class ArithSelectTypes(CustomDirective):
+    """``T`` (an ``i1`` condition) or ``C, T``: the condition's and the values' types."""
+
+    cond: TypeDirective
+    lhs: TypeDirective
+    rhs: TypeDirective
+    result: TypeDirective
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        _hand_parsed("ArithSelectTypes", parser)
+
+    def print(self, printer: Printer, state: PrintingState, op) -> None:
+        """Never used: the op prints with its own print()."""
+
+
+class ArithSelectTypesRule(DirectiveRule):
+    def grammar(self, d, gen) -> str:
+        return "type_list"
+
+    def apply(self, b, st, d: ArithSelectTypes, plan, child) -> None:
+        from ..formats import make_target
+
+        if len(child) == 1:
+            cond, value = i1, child[0]
+        elif len(child) == 2:
+            cond, value = child
+        else:
+            raise b.error(
+                f"expected the value type, or the condition and value types, not {len(child)} types",
+                st.tok,
+            )
+        make_target(plan, d.cond).set(b, st, [cond], st.tok)
+        for target in (d.lhs, d.rhs, d.result):
+            make_target(plan, target).set(b, st, [value], st.tok)
+
+
 _CMP = "custom<ArithCmpPredicate>($predicate) `,` $lhs `,` $rhs"
 _CMP_TYPE = "`:` custom<ArithCmpType>(type($lhs), type($rhs), type($result))"
 
@@ -156,14 +238,26 @@ FORMATS: dict[str, str] = {
     "builtin.unrealized_conversion_cast": (
         "($inputs^ `:` type($inputs))? `to` type($outputs) attr-dict"
     ),
+    "arith.truncf": (
+        "$input custom<ArithRoundingMode>($roundingmode) (`fastmath` `` $fastmath^)? "
+        "attr-dict `:` type($input) `to` type($result)"
+    ),
+    "arith.select": (
+        "$cond `,` $lhs `,` $rhs attr-dict `:` "
+        "custom<ArithSelectTypes>(type($cond), type($lhs), type($rhs), type($result))"
+    ),
 }
 
 DIRECTIVES: dict[str, type[CustomDirective]] = {
     "ArithCmpPredicate": ArithCmpPredicate,
     "ArithCmpType": ArithCmpType,
+    "ArithRoundingMode": ArithRoundingMode,
+    "ArithSelectTypes": ArithSelectTypes,
 }
 
 RULES: dict[str, DirectiveRule] = {
     "ArithCmpPredicate": ArithCmpPredicateRule(),
     "ArithCmpType": ArithCmpTypeRule(),
+    "ArithRoundingMode": ArithRoundingModeRule(),
+    "ArithSelectTypes": ArithSelectTypesRule(),
 }

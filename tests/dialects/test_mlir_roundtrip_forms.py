@@ -1,0 +1,179 @@
+"""Syntax forms that MLIR's own round-trip tests of arith, linalg, tensor,
+scf and func use, read by the frontend.
+
+Each form parses, verifies and prints; the printed text parses and prints to
+the same text (a fixed point), and it keeps what the form means (checked on
+the IR).  A malformed variant of each is an error at its line and column.
+The cases are written here; the conformance count against MLIR's files is
+``../shared/conformance/mlir_roundtrip.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from tfrt.dialects import make_context
+from tfrt.dialects.printer import print_module
+from tfrt.dialects.syntax import parse_module
+from xdsl.dialects.builtin import IntegerAttr, VectorType
+
+from tfrt.diagnostics import DiagnosticError
+
+
+def parse(src: str):
+    return parse_module(src, "t.mlir", ctx=make_context())
+
+
+def fixed_point(src: str) -> str:
+    """The printed text of ``src``, checked to print again unchanged."""
+    out = print_module(parse(src))
+    again = print_module(parse(out))
+    assert again == out
+    return out
+
+
+def ops(src: str, name: str) -> list:
+    return [op for op in parse(src).walk() if op.name == name]
+
+
+def error_at(src: str, line: int, col: int, part: str) -> None:
+    with pytest.raises(DiagnosticError) as e:
+        parse(src)
+    d = e.value.diagnostics[0]
+    assert part in d.message
+    assert d.loc is not None
+    assert (d.loc.line, d.loc.col) == (line, col), d.message
+
+
+def func(body: str, args: str = "") -> str:
+    return f"func.func @f({args}) {{\n{body}\n  return\n}}\n"
+
+
+# ---------------------------------------------------------------- vector shapes
+
+
+def test_scalable_vector_dimensions_round_trip():
+    src = func(
+        "  %0 = arith.addi %a, %a : vector<[8]xi64>\n"
+        "  %1 = arith.mulf %b, %b : vector<4x[8]xf32>",
+        "%a: vector<[8]xi64>, %b: vector<4x[8]xf32>",
+    )
+    out = fixed_point(src)
+    assert "vector<[8]xi64>" in out and "vector<4x[8]xf32>" in out
+    t = ops(src, "arith.mulf")[0].result.type
+    assert isinstance(t, VectorType)
+    assert list(t.get_shape()) == [4, 8]
+    assert [bool(b.value.data) for b in t.scalable_dims] == [False, True]
+
+
+def test_scalable_dimension_outside_a_vector_is_an_error():
+    error_at(func("", "%a: tensor<[8]xi64>"), 1, 25, "scalable dimensions are only allowed in vector")
+
+
+def test_blanks_around_x_in_shapes():
+    src = func(
+        "  %0 = arith.constant dense<0> : vector<4 x i32>\n"
+        "  %1 = arith.constant dense<0> : tensor<42 x i32>"
+    )
+    out = fixed_point(src)
+    assert "vector<4xi32>" in out and "tensor<42xi32>" in out
+
+
+def test_blank_shape_without_x_is_an_error():
+    error_at(func("  %0 = arith.constant dense<0> : tensor<4 4 x i32>"), 2, 41, "unexpected")
+
+
+# ---------------------------------------------------------------- arith
+
+
+def test_remf_with_fastmath():
+    src = func("  %0 = arith.remf %a, %b fastmath<fast> : f32", "%a: f32, %b: f32")
+    assert "arith.remf %arg0, %arg1 fastmath<fast> : f32" in fixed_point(src)
+
+
+def test_remf_of_integers_is_an_error():
+    error_at(func("  %0 = arith.remf %a, %a : i32", "%a: i32"), 2, 8, "arith.remf")
+
+
+@pytest.mark.parametrize("op", ["index_cast", "index_castui"])
+@pytest.mark.parametrize(
+    "src_t,dst_t",
+    [
+        ("i32", "index"),
+        ("index", "i64"),
+        ("tensor<8x8xi32>", "tensor<8x8xindex>"),
+        ("vector<[8]xindex>", "vector<[8]xi64>"),
+        ("tensor<index>", "tensor<i64>"),
+    ],
+)
+def test_index_casts_on_scalars_and_shapes(op, src_t, dst_t):
+    src = func(f"  %0 = arith.{op} %a : {src_t} to {dst_t}", f"%a: {src_t}")
+    assert f"arith.{op} %arg0 : {src_t} to {dst_t}" in fixed_point(src)
+
+
+@pytest.mark.parametrize("op", ["index_cast", "index_castui"])
+def test_index_cast_needs_exactly_one_index(op):
+    error_at(func(f"  %0 = arith.{op} %a : i32 to i64", "%a: i32"), 2, 3, "cast incompatible")
+
+
+def test_index_cast_needs_equal_shapes():
+    error_at(
+        func("  %0 = arith.index_cast %a : tensor<4xi32> to tensor<8xindex>", "%a: tensor<4xi32>"),
+        2, 3, "cast incompatible",
+    )
+
+
+@pytest.mark.parametrize(
+    "mode,value",
+    [("tonearesteven", 0), ("downward", 1), ("upward", 2), ("towardzero", 3), ("tonearestaway", 4)],
+)
+def test_truncf_rounding_modes(mode, value):
+    src = func(f"  %0 = arith.truncf %a {mode} : f64 to f32", "%a: f64")
+    assert f"arith.truncf %arg0 {mode} : f64 to f32" in fixed_point(src)
+    op = ops(src, "arith.truncf")[0]
+    assert op.roundingmode == IntegerAttr(value, 32)
+
+
+def test_truncf_rounding_mode_with_fastmath_and_the_generic_form():
+    src = func("  %0 = arith.truncf %a downward fastmath<fast> : f64 to f32", "%a: f64")
+    out = fixed_point(src)
+    assert "arith.truncf %arg0 downward fastmath<fast> : f64 to f32" in out
+    generic = print_module(parse(src), generic=True)
+    assert "roundingmode = 1 : i32" in generic
+    assert print_module(parse(generic)) == out
+
+
+def test_unknown_rounding_mode_is_an_error():
+    error_at(func("  %0 = arith.truncf %a sideways : f64 to f32", "%a: f64"), 2, 24, "rounding modes")
+
+
+def test_extf_with_fastmath():
+    src = func("  %0 = arith.extf %a fastmath<nnan,ninf> : f32 to f64", "%a: f32")
+    assert "arith.extf %arg0 fastmath<nnan,ninf> : f32 to f64" in fixed_point(src)
+
+
+def test_select_with_a_shaped_condition():
+    src = func(
+        "  %0 = arith.select %c, %a, %a : tensor<8xi1>, tensor<8xi32>\n"
+        '  %1 = arith.select %d, %e, %e : tensor<8xi1, "foo">, tensor<8xi32, "foo">\n'
+        "  %2 = arith.select %s, %a, %a : tensor<8xi32>",
+        '%c: tensor<8xi1>, %a: tensor<8xi32>, %s: i1, %d: tensor<8xi1, "foo">, %e: tensor<8xi32, "foo">',
+    )
+    out = fixed_point(src)
+    assert "arith.select %arg0, %arg1, %arg1 : tensor<8xi1>, tensor<8xi32>" in out
+    assert 'tensor<8xi1, "foo">, tensor<8xi32, "foo">' in out
+    assert "arith.select %arg2, %arg1, %arg1 : tensor<8xi32>" in out
+
+
+def test_select_condition_of_another_shape_is_an_error():
+    error_at(
+        func("  %0 = arith.select %c, %a, %a : tensor<4xi1>, tensor<8xi32>",
+             "%c: tensor<4xi1>, %a: tensor<8xi32>"),
+        2, 3, "same shape as the result",
+    )
+
+
+def test_select_with_three_types_is_an_error():
+    error_at(
+        func("  %0 = arith.select %c, %a, %a : i1, i32, i32", "%c: i1, %a: i32"),
+        2, 8, "not 3 types",
+    )
