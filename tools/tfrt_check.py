@@ -228,12 +228,7 @@ def _symbol_refs(op: Any) -> set[str]:
 
 
 def _symbols(module: Any) -> dict[str, Any]:
-    out = {}
-    for op in module.body.ops:
-        name = op.properties.get("sym_name") or op.attributes.get("sym_name")
-        if name is not None:
-            out[name.data] = op
-    return out
+    return {name: op for op in module.body.ops if (name := _symbol_name(op)) is not None}
 
 
 def reachable(module: Any, roots: Sequence[str]) -> set[str]:
@@ -254,8 +249,8 @@ def _keep_only(module: Any, keep: set[str]) -> Any:
     """A copy of ``module`` without the symbols outside ``keep`` (other ops stay)."""
     copy = module.clone()
     for op in list(copy.body.ops):
-        name = op.properties.get("sym_name") or op.attributes.get("sym_name")
-        if name is not None and name.data not in keep:
+        name = _symbol_name(op)
+        if name is not None and name not in keep:
             copy.body.block.detach_op(op)
             op.erase()
     return copy
