@@ -65,6 +65,10 @@ PASSES: dict[str, tuple[str, str]] = {
         "tfrt.passes.specialize_shapes:SpecializeShapesPass",
         "Make dynamic dimensions static where constants, casts and outs operands fix them",
     ),
+    "expand-arith": (
+        "tfrt.passes.expand_arith:ExpandArithPass",
+        "Rewrite arith's extended-precision ops (addui/mului/mulsi_extended) into the others",
+    ),
     "lower-check": (
         "tfrt.passes.lower_check:LowerCheckPass",
         "Lower IREE's check expectations and util barriers to tfrt_check kernels",

@@ -7,7 +7,7 @@ high-level dialects, so that ``bef_executor`` and ``tfrt.api.load`` know to
 compile a ``.mlir`` input before writing BEF.
 
     >>> default_pipeline("cpu", 0)
-    'specialize-shapes,lower-check,decompose-linalg,lower-linalg,lower-tensor,lower-arith,lower-math,lower-printf,lower-scf,lower-func,place-devices{device=cpu},insert-chains'
+    'specialize-shapes,expand-arith,lower-check,decompose-linalg,lower-linalg,lower-tensor,lower-arith,lower-math,lower-printf,lower-scf,lower-func,place-devices{device=cpu},insert-chains'
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ HIGH_LEVEL_DIALECTS = frozenset({"arith", "math", "scf", "tensor", "linalg", "pr
 # func.func is the container kernel IR keeps; its calls and returns are lowered.
 HIGH_LEVEL_FUNC_OPS = frozenset({"func.call", "func.return"})
 
-LOWERING = ("specialize-shapes", "lower-check", "decompose-linalg", "lower-linalg", "lower-tensor", "lower-arith", "lower-math", "lower-printf", "lower-scf", "lower-func")
+LOWERING = ("specialize-shapes", "expand-arith", "lower-check", "decompose-linalg", "lower-linalg", "lower-tensor", "lower-arith", "lower-math", "lower-printf", "lower-scf", "lower-func")
 DEVICES = ("cpu", "gpu")
 
 
