@@ -22,7 +22,12 @@ drops the padding::
         inner_tiles = [16, 32] into %d : tensor<16x4x16x32xi32> -> tensor<100x250xi32>
 
 Tiles are integers or ``index`` values (``inner_tiles = [%c16, 32]``); as in
-MLIR, the packed type has ``?`` where a tile is a value.
+MLIR, the packed type has ``?`` where a tile is a value.  On memrefs (source
+and destination both memrefs) the op writes its destination and has no
+result, as MLIR's destination-style ops do::
+
+    linalg.pack %m inner_dims_pos = [0, 1] inner_tiles = [8, 32] into %d
+        : memref<128x256xf32> -> memref<16x8x8x32xf32>
 
 ``linalg.softmax`` is ``exp(x - max) / sum(exp(x - max))`` along ``dimension``::
 
@@ -36,7 +41,6 @@ lowers (docs/compiler.md).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -54,17 +58,24 @@ from xdsl.ir import Attribute, OpResult, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
-    VarConstraint,
     base,
     operand_def,
     opt_operand_def,
     opt_prop_def,
     prop_def,
-    result_def,
     traits_def,
     var_operand_def,
     var_result_def,
 )
+from xdsl.irdl.declarative_assembly_format import (
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    TypeDirective,
+    irdl_custom_directive,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -191,6 +202,61 @@ def _type_text(shape: Sequence[int], element: Attribute) -> str:
     return str(TensorType(element, list(shape)))
 
 
+@irdl_custom_directive
+class DestinationType(CustomDirective):
+    """The type of a destination-style op's destination, which also decides
+    its results.
+
+    Grammar::
+
+        destination-type ::= type
+
+    Semantics: `type` is the type of the destination operand (`dest`); the
+    op has one result of that type when it is a tensor, none when it is a
+    buffer (a memref), as MLIR's destination-passing ops
+    (``linalg.pack``/``unpack`` on memrefs) do.
+    ``DestinationType.result_types(t)`` gives the results.
+
+    Printing: the destination's type.
+    """
+
+    dest: TypeDirective
+    results: TypeDirective
+
+    @staticmethod
+    def result_types(dest: Attribute) -> list[Attribute]:
+        return [dest] if isinstance(dest, TensorType) else []
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        t = parser.parse_type()
+        self.dest.set(state, [t])
+        self.results.set(state, self.result_types(t))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_attribute(self.dest.get(op)[0])
+        state.should_emit_space = True
+        state.last_was_punctuation = False
+
+
+_SHAPED = base(TensorType) | base(MemRefType)
+
+
+def _verify_destination(op: PackOp | UnPackOp) -> None:
+    """Tensors or memrefs, not both; a tensor destination's type is the result's."""
+    src, dest = op.source.type, op.dest.type
+    if isinstance(src, TensorType) != isinstance(dest, TensorType):
+        raise VerifyException(
+            f"expected the source ('{src}') and the destination ('{dest}') to be both tensors or both memrefs"
+        )
+    expected = DestinationType.result_types(dest)
+    if [r.type for r in op.result] != expected:
+        raise VerifyException(
+            f"expected {len(expected)} result(s) of the destination's type '{dest}', "
+            f"got ({', '.join(str(r.type) for r in op.result)})"
+        )
+
+
 def _verify_relayout(op: PackOp | UnPackOp, unpacked_type: TensorType, packed_type: TensorType):
     """MLIR's commonVerifierPackAndUnPackOp: the checks pack and unpack share."""
     statics = list(op.static_inner_tiles.get_values())
@@ -272,28 +338,27 @@ class PackOp(IRDLOperation):
 
     name = "linalg.pack"
 
-    # The result has the destination's type (MLIR's TypesMatchWith).
-    T: ClassVar = VarConstraint("T", base(TensorType))
-
     # In MLIR's order (the generic form's operandSegmentSizes follow it).
-    source = operand_def(TensorType)
-    dest = operand_def(T)
+    # Tensors, or memrefs (then the op writes `dest` and has no result).
+    source = operand_def(_SHAPED)
+    dest = operand_def(_SHAPED)
     padding_value = opt_operand_def()
     inner_tiles = var_operand_def(IndexType)
     outer_dims_perm = opt_prop_def(DenseArrayBase.constr(i64), _NO_PERM)
     inner_dims_pos = prop_def(DenseArrayBase.constr(i64))
     static_inner_tiles = prop_def(DenseArrayBase.constr(i64))
-    result = result_def(T)
+    # One result of the destination's type for a tensor (MLIR's TypesMatchWith).
+    result = var_result_def(TensorType)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    custom_directives = (DynamicIndexList,)
+    custom_directives = (DynamicIndexList, DestinationType)
     traits = traits_def(Pure())
 
     assembly_format = (
         "$source (`padding_value` `(` $padding_value^ `:` type($padding_value) `)`)? "
         "(`outer_dims_perm` `=` $outer_dims_perm^)? `inner_dims_pos` `=` $inner_dims_pos "
         "`inner_tiles` `=` custom<DynamicIndexList>($inner_tiles, $static_inner_tiles) "
-        "`into` $dest attr-dict `:` type($source) `->` type($dest)"
+        "`into` $dest attr-dict `:` type($source) `->` custom<DestinationType>(type($dest), type($result))"
     )
 
     def asm_result_names(self) -> list[str]:
@@ -301,6 +366,7 @@ class PackOp(IRDLOperation):
         return ["pack"]
 
     def verify_(self) -> None:
+        _verify_destination(self)
         _verify_relayout(self, self.source.type, self.dest.type)
         element = self.source.type.element_type
         pad = self.padding_value
@@ -323,23 +389,21 @@ class UnPackOp(IRDLOperation):
 
     name = "linalg.unpack"
 
-    T: ClassVar = VarConstraint("T", base(TensorType))
-
-    source = operand_def(TensorType)
-    dest = operand_def(T)
+    source = operand_def(_SHAPED)
+    dest = operand_def(_SHAPED)
     inner_tiles = var_operand_def(IndexType)
     outer_dims_perm = opt_prop_def(DenseArrayBase.constr(i64), _NO_PERM)
     inner_dims_pos = prop_def(DenseArrayBase.constr(i64))
     static_inner_tiles = prop_def(DenseArrayBase.constr(i64))
-    result = result_def(T)
+    result = var_result_def(TensorType)
 
-    custom_directives = (DynamicIndexList,)
+    custom_directives = (DynamicIndexList, DestinationType)
     traits = traits_def(Pure())
 
     assembly_format = (
         "$source (`outer_dims_perm` `=` $outer_dims_perm^)? `inner_dims_pos` `=` $inner_dims_pos "
         "`inner_tiles` `=` custom<DynamicIndexList>($inner_tiles, $static_inner_tiles) "
-        "`into` $dest attr-dict `:` type($source) `->` type($dest)"
+        "`into` $dest attr-dict `:` type($source) `->` custom<DestinationType>(type($dest), type($result))"
     )
 
     def asm_result_names(self) -> list[str]:
@@ -347,6 +411,7 @@ class UnPackOp(IRDLOperation):
         return ["unpack"]
 
     def verify_(self) -> None:
+        _verify_destination(self)
         _verify_relayout(self, self.dest.type, self.source.type)
 
 

@@ -277,7 +277,19 @@ class OpAttrDictsRule(DirectiveRule):
             (st.props if var.is_property else st.attrs)[var.name] = attr
 
 
+class DestinationTypeRule(DirectiveRule):
+    """``type``: the destination's type; one result of it if a tensor, else none."""
+
+    def grammar(self, d, gen) -> str:
+        return "type"
+
+    def apply(self, b, st, d, plan, child) -> None:
+        _target(plan, d.dest).set(b, st, [child], st.tok)
+        _target(plan, d.results).set(b, st, type(d).result_types(child), st.tok)
+
+
 RULES: dict[str, DirectiveRule] = {
+    "DestinationType": DestinationTypeRule(),
     "ForHeader": ForHeaderRule(),
     "ParenFunctionType": ParenFunctionTypeRule(),
     "OptionalElseRegion": OptionalElseRegionRule(),

@@ -177,3 +177,83 @@ def test_select_with_three_types_is_an_error():
         func("  %0 = arith.select %c, %a, %a : i1, i32, i32", "%c: i1, %a: i32"),
         2, 8, "not 3 types",
     )
+
+
+# ---------------------------------------------------------------- linalg
+
+_TRAIT = """#map = affine_map<(i, j) -> (i, j)>
+#trait = {
+  indexing_maps = [#map, #map],
+  iterator_types = ["parallel", "parallel"],
+  library_call = "some_fn"
+}
+func.func @f(%a: tensor<3x4xf32>, %b: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = linalg.generic #trait ins(%a : tensor<3x4xf32>) outs(%b : tensor<3x4xf32>) attrs = {foo = 1} {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+"""
+
+
+def test_generic_traits_as_an_alias_of_the_dictionary():
+    out = fixed_point(_TRAIT)
+    spelled = _TRAIT.replace("linalg.generic #trait", (
+        'linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"], '
+        'library_call = "some_fn"}'))
+    assert out == fixed_point(spelled)
+    op = ops(_TRAIT, "linalg.generic")[0]
+    assert op.library_call.data == "some_fn"
+    assert "foo" in op.attributes
+
+
+def test_generic_traits_alias_of_a_non_dictionary_is_an_error():
+    src = _TRAIT.replace("#trait = {", "#trait = [").replace('library_call = "some_fn"\n}', '"x"\n]')
+    src = src.replace("indexing_maps = [#map, #map],\n  iterator_types = [\"parallel\", \"parallel\"],\n  ", "")
+    error_at(src, 6, 23, "to be a dictionary attribute")
+
+
+def test_generic_traits_alias_undefined_is_an_error():
+    src = _TRAIT.replace("linalg.generic #trait", "linalg.generic #nope")
+    error_at(src, 8, 23, "nope")
+
+
+_PACK_MEMREF = """func.func @f(%s: memref<128x256xf32>, %d: memref<16x8x8x32xf32>, %pad: f32) {
+  linalg.pack %s padding_value(%pad : f32) inner_dims_pos = [0, 1] inner_tiles = [8, 32]
+      into %d : memref<128x256xf32> -> memref<16x8x8x32xf32>
+  linalg.unpack %d inner_dims_pos = [0, 1] inner_tiles = [8, 32] into %s
+      : memref<16x8x8x32xf32> -> memref<128x256xf32>
+  return
+}
+"""
+
+
+def test_pack_and_unpack_on_memrefs_have_no_result():
+    out = fixed_point(_PACK_MEMREF)
+    assert "linalg.pack %arg0 padding_value(%arg2 : f32)" in out
+    assert "into %arg0 : memref<16x8x8x32xf32> -> memref<128x256xf32>" in out
+    for name in ("linalg.pack", "linalg.unpack"):
+        assert len(ops(_PACK_MEMREF, name)[0].results) == 0
+
+
+def test_pack_on_tensors_still_has_its_result():
+    src = """func.func @f(%s: tensor<128x256xf32>, %d: tensor<16x8x8x32xf32>) -> tensor<16x8x8x32xf32> {
+  %0 = linalg.pack %s inner_dims_pos = [0, 1] inner_tiles = [8, 32] into %d
+      : tensor<128x256xf32> -> tensor<16x8x8x32xf32>
+  return %0 : tensor<16x8x8x32xf32>
+}
+"""
+    fixed_point(src)
+    (op,) = ops(src, "linalg.pack")
+    assert [r.type for r in op.results] == [op.dest.type]
+
+
+def test_pack_of_a_memref_into_a_tensor_is_an_error():
+    src = """func.func @f(%s: memref<128x256xf32>, %d: tensor<16x8x8x32xf32>) {
+  %0 = linalg.pack %s inner_dims_pos = [0, 1] inner_tiles = [8, 32] into %d
+      : memref<128x256xf32> -> tensor<16x8x8x32xf32>
+  return
+}
+"""
+    error_at(src, 2, 3, "both tensors or both memrefs")

@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntElementsAttr,
+    DictionaryAttr,
     ShapedType,
     StringAttr,
     TensorType,
@@ -555,17 +556,30 @@ def _store(st, var: AttributeVariable, value: Attribute) -> None:
     (st.props if var.is_property else st.attrs)[var.name] = value
 
 
+def _traits(c):
+    # `#trait`: an alias of the whole dictionary (MLIR's tests name it so).
+    if len(c) == 1 and getattr(c[0], "type", None) == "HASH_ID":
+        return c[0]
+    return [e for e in c if e is not None]
+
+
 class LinalgGenericTraitsRule(DirectiveRule):
     def grammar(self, d, gen) -> str:
         # The entries keep their key tokens, for error positions.
         return shared_rule(
-            gen,
-            "linalg_traits",
-            '"{" [attr_entry ("," attr_entry)*] "}"',
-            lambda c: [e for e in c if e is not None],
+            gen, "linalg_traits", '"{" [attr_entry ("," attr_entry)*] "}" | HASH_ID', _traits
         )
 
     def apply(self, b, st, d: LinalgGenericTraits, plan, child) -> None:
+        if getattr(child, "type", None) == "HASH_ID":
+            value = b.alias(child)
+            if value is None:
+                raise b.error(f"undefined symbol alias id '{child.value[1:]}'", child)
+            if not isinstance(value, DictionaryAttr):
+                raise b.error(
+                    f"expected '{child.value}' to be a dictionary attribute of the op's traits", child
+                )
+            child = [(key, v, child) for key, v in value.data.items()]
         entries: dict[str, tuple[Attribute, object]] = {}
         for key, value, tok in child:
             if key in entries:
