@@ -227,7 +227,10 @@ class Program:
         request = self._new_request()
         results = [IndirectAsyncValue() for _ in fn.result_types]
         call = Call(self, fn.name, request, results)
-        self.host.work_queue.add_task(_Start(fn, ExecutionContext(self.host, request), values, call))
+        start = _Start(fn, ExecutionContext(self.host, request), values, call)
+        if self._threaded:
+            call._start = start
+        self.host.work_queue.add_task(start)
         return call
 
     def call_async(self, name: str, *args: Any) -> list[AsyncValue]:
@@ -252,17 +255,27 @@ class Program:
 
 
 class _Start:
-    """The work-queue task that starts a submitted call (see :meth:`Program.submit`)."""
+    """The work-queue task that starts a submitted call (see :meth:`Program.submit`).
 
-    __slots__ = ("_fn", "_exec_ctx", "_args", "_call")
+    It runs once, on whichever thread claims it first: a worker, or on a
+    threaded queue the caller itself when it waits without a timeout before
+    any worker has taken it (sparing the hand-off to a sleeping worker).
+    """
+
+    __slots__ = ("_fn", "_exec_ctx", "_args", "_call", "_token")
 
     def __init__(self, fn: Any, exec_ctx: ExecutionContext, args: list[AsyncValue], call: "Call"):
         self._fn = fn
         self._exec_ctx = exec_ctx
         self._args = args
         self._call = call
+        self._token = [True]  # claimed by the one pop() that finds it
 
     def __call__(self) -> None:
+        try:
+            self._token.pop()
+        except IndexError:
+            return  # another thread started the call
         call = self._call
         placeholders = call.results
         cancelled = call.request.cancel_value
@@ -299,7 +312,7 @@ class Call:
     ``wait(timeout)`` and ``result(timeout)`` are bounded waits.
     """
 
-    __slots__ = ("_program", "function", "request", "results", "_exception")
+    __slots__ = ("_program", "function", "request", "results", "_exception", "_start")
 
     def __init__(
         self, program: Program, function: str, request: RequestContext, results: list[AsyncValue]
@@ -309,6 +322,7 @@ class Call:
         self.request = request
         self.results = results
         self._exception: BaseException | None = None
+        self._start: _Start | None = None  # the task that starts it, on a threaded queue
 
     def cancel(self) -> None:
         """Cancel the call (safe from any thread, and after it has finished)."""
@@ -324,6 +338,13 @@ class Call:
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the call has finished; False if ``timeout`` seconds passed first."""
+        start = self._start
+        if start is not None and timeout is None:
+            # No worker has started it yet, maybe: start it here rather than
+            # wait for one to wake up.  (Not with a timeout: the call's
+            # inline kernels could take longer.)
+            self._start = None
+            start()
         return self._program._finish(self.results, self.request, timeout)
 
     def result(self, timeout: float | None = None) -> Any:

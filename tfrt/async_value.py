@@ -267,8 +267,11 @@ def _drain(
                         if stack is None:
                             stack = []
                         stack.append(waiters)
-                        stack.extend(reversed(lists))
-                        waiters = stack.pop()
+                        if len(lists) == 1:
+                            waiters = lists[0]
+                        else:
+                            stack.append(lists[1])
+                            waiters = lists[0]
                     continue
                 cb()
             except BaseException as exc:
@@ -448,7 +451,7 @@ class _Join(AsyncValue):
         # A task whose function returned this value resolves with it (set
         # by the task instead of adding a callback; see host_context).
         self._into: AsyncValue | None = None
-        self()
+        self._step()  # nothing waits on it yet: no waiters to run
 
     def __call__(self) -> None:
         lists = self._step()
@@ -485,20 +488,18 @@ class _Join(AsyncValue):
             return self._finish(ERROR, ErrorInfo(f"{type(exc).__name__}: {exc}"))
         return self._finish(CONCRETE, out)
 
-    def _finish(self, state: int, value: Any) -> list[list[Callable[[], Any]]]:
-        lists = []
+    def _finish(self, state: int, value: Any) -> list[list[Callable[[], Any]]] | None:
         waiters = _settle(self, state, value)
-        if waiters:
-            lists.append(waiters)
         _lock_acquire()
         into = self._into
         self._into = None
         _lock_release()
-        if into is not None:
-            waiters = _settle(into, state, value)
-            if waiters:
-                lists.append(waiters)
-        return lists
+        if into is None:
+            return [waiters] if waiters else None
+        more = _settle(into, state, value)
+        if not waiters:
+            return [more] if more else None
+        return [waiters, more] if more else [waiters]
 
     def adopt(self, target: AsyncValue) -> bool:
         """Make this join resolve ``target`` too; False if it has resolved already.

@@ -339,12 +339,35 @@ class _TrackedTask(RequestTask):
     __slots__ = ()
 
     def __call__(self) -> None:
-        if self._args is None:
+        # RequestTask.__call__ and Task.__call__ inlined: this is the task
+        # API's hot path on threaded queues.
+        args = self._args
+        if args is None:
             return  # already ran
+        fn = self._fn
+        self._fn = self._args = None
+        request = self._request
         try:
-            RequestTask.__call__(self)
+            cancelled = request.cancel_value
+            if cancelled is not None:
+                self._resolve(ERROR, cancelled.value)
+                return
+            try:
+                out = fn(*args)
+            except KernelError as exc:
+                self._resolve(ERROR, ErrorInfo(exc.message, exc.code))
+                return
+            except BaseException as exc:  # a bug in the task, or Ctrl-C: an error value
+                self._resolve(ERROR, ErrorInfo(f"{type(exc).__name__}: {exc}"))
+                if not isinstance(exc, Exception):
+                    request.interrupt(exc)
+                return
+            if isinstance(out, AsyncValue):
+                self._follow(out)
+            else:
+                self._resolve(CONCRETE, out)
         finally:
-            self._request.tracker.done()
+            request.tracker.task_done()
 
 
 # ---------------------------------------------------------------------------
@@ -388,16 +411,19 @@ class WorkTracker:
     other's work.
     """
 
-    __slots__ = ("_lock", "_pending", "_idle")
+    __slots__ = ("_lock", "_pending", "_idle", "_tasks")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._pending = 0
+        self._pending = 0  # kernels (under the lock)
         self._idle: threading.Event | None = None
+        # One entry per task queued and not finished: append and pop are
+        # atomic, so a task costs no lock (spawning is the task API's hot path).
+        self._tasks: list[None] = []
 
     @property
     def pending(self) -> int:
-        return self._pending
+        return self._pending + len(self._tasks)
 
     def add(self, n: int) -> None:
         lock = self._lock
@@ -415,21 +441,52 @@ class WorkTracker:
         try:
             pending = self._pending - n
             self._pending = pending
-            if pending <= 0 and self._idle is not None:
+            if pending <= 0 and not self._tasks and self._idle is not None:
                 self._idle.set()  # under the lock: an add() right after clears it again
         finally:
             lock.release()
+
+    def task_queued(self) -> None:
+        tasks = self._tasks
+        if not tasks and self._idle is not None:
+            # Maybe idle already (a task queued after the call's last kernel
+            # and task): not any more.
+            lock = self._lock
+            lock.acquire()
+            try:
+                tasks.append(None)
+                self._idle.clear()
+            finally:
+                lock.release()
+            return
+        tasks.append(None)
+
+    def task_done(self) -> None:
+        tasks = self._tasks
+        tasks.pop()
+        if not tasks and self._pending <= 0 and self._idle is not None:
+            lock = self._lock
+            lock.acquire()
+            try:
+                if not tasks and self._pending <= 0:
+                    self._idle.set()
+            finally:
+                lock.release()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until nothing is pending; False if ``timeout`` seconds passed first."""
         lock = self._lock
         lock.acquire()
         try:
-            if self._pending <= 0:
+            if self._pending <= 0 and not self._tasks:
                 return True
             idle = self._idle
             if idle is None:
                 idle = self._idle = threading.Event()
+                # Look again now that the event exists: a task that finished
+                # before (task_done takes no lock) did not see it.
+                if self._pending <= 0 and not self._tasks:
+                    return True
         finally:
             lock.release()
         return idle.wait(timeout)
@@ -552,7 +609,7 @@ class ExecutionContext:
         if tracker is None:
             task = RequestTask(fn, args, request)
         else:
-            tracker.add(1)
+            tracker.task_queued()
             task = _TrackedTask(fn, args, request)
         self.host.work_queue.add_task(task)
         return task
