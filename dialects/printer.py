@@ -911,6 +911,8 @@ class MLIRPrinter(Printer):
                 self.print_string(self._custom_op_name(op.name))
                 if op.name == "func.func":
                     self._print_func(op)
+                elif op.name == "scf.execute_region":
+                    self._print_execute_region(op)
                 else:
                     op.print(self)
         finally:
@@ -1026,6 +1028,26 @@ class MLIRPrinter(Printer):
         if not external:
             self.print_string(" ")
             self.print_region(body, False, False, True)
+
+
+    def _print_execute_region(self, op: Operation) -> None:
+        """MLIR's ``ExecuteRegionOp::print``: ``-> T`` (parenthesized for
+        several types or a function type), the region with every block's
+        terminator, then the attribute dictionary.  xDSL's drops the
+        terminators of a region without results (``cf.br`` in a multi-block
+        one included) and always parenthesizes the types."""
+        types = [r.type for r in op.results]
+        if types:
+            self.print_string(" -> ")
+            parens = len(types) > 1 or isinstance(types[0], FunctionType)
+            if parens:
+                self.print_string("(")
+            self.print_list(types, self.print_attribute)
+            if parens:
+                self.print_string(")")
+        self.print_string(" ")
+        self.print_region(op.regions[0], False, False, True)
+        self.print_op_attributes(op.attributes)
 
 
 def print_op(op: Operation, *, generic: bool = False, debuginfo: bool = False) -> str:

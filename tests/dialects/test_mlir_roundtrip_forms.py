@@ -257,3 +257,39 @@ def test_pack_of_a_memref_into_a_tensor_is_an_error():
 }
 """
     error_at(src, 2, 3, "both tensors or both memrefs")
+
+
+# ---------------------------------------------------------------- scf
+
+_EXECUTE = """func.func @f(%x: i64) -> i64 {
+  %0 = scf.execute_region -> i64 {
+    scf.yield %x : i64
+  } {tag = 1 : i64}
+  %1:2 = scf.execute_region -> (i64, i64) {
+    scf.yield %x, %x : i64, i64
+  }
+  "scf.execute_region"() ({
+  ^bb0:
+    cf.br ^bb1
+  ^bb1:
+    scf.yield
+  }) : () -> ()
+  return %0 : i64
+}
+"""
+
+
+def test_execute_region_prints_as_mlir_does():
+    out = fixed_point(_EXECUTE)
+    assert "scf.execute_region -> i64 {" in out
+    assert "} {tag = 1 : i64}" in out
+    assert "scf.execute_region -> (i64, i64) {" in out
+    # Every block keeps its terminator, the entry block's branch included.
+    assert "scf.execute_region {\n      cf.br ^bb1\n    ^bb1:  // pred: ^bb0\n      scf.yield\n    }" in out
+    region = ops(_EXECUTE, "scf.execute_region")[2].regions[0]
+    assert [b.last_op.name for b in region.blocks] == ["cf.br", "scf.yield"]
+
+
+def test_execute_region_without_a_terminator_is_an_error():
+    src = "func.func @f() {\n  scf.execute_region {\n    %c = arith.constant 1 : i32\n  }\n  return\n}\n"
+    error_at(src, 3, 5, "is not a terminator")

@@ -62,8 +62,8 @@ func.func @regions(%x: i32, %y: f32, %n: index) -> i32 {
   %e:2 = scf.execute_region -> (i32, f32) {
     scf.yield %x, %y : i32, f32
   }
-  // CHECK: scf.execute_region -> (i32) {
-  // CHECK: }{tag = 1 : i64}
+  // CHECK: scf.execute_region -> i32 {
+  // CHECK: } {tag = 1 : i64}
   %e1 = scf.execute_region -> i32 {
     scf.yield %x : i32
   } {tag = 1 : i64}
