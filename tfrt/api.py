@@ -157,19 +157,18 @@ class Program:
                 values = args
         if values is None:
             values = self._convert(fn, convs, args)
-        request = RequestContext(host, tracker=WorkTracker()) if self._threaded else RequestContext(host)
+        request = self._new_request()
         try:
             out = fn.call_values(ExecutionContext(host, request), values)
             if type(out) is tuple:
                 # Every kernel of the function ran inline, but a called
                 # function may have left tasks behind (an async kernel whose
                 # value nothing returns): the call waits for those too.
-                tracker = request.tracker
-                if tracker is None:
-                    if self._queue.queued:
-                        host.quiesce()
-                elif tracker.pending:
-                    tracker.wait()
+                if self._threaded:
+                    if request.tracker.pending:
+                        request.tracker.wait()
+                elif self._queue.busy:
+                    self._queue.quiesce()
                 if request.interrupted is None:
                     return out[0] if len(out) == 1 else (out or None)
             else:
@@ -191,7 +190,7 @@ class Program:
         waited): it is cancelled, so what it left queued is skipped; on ``s``
         that work runs now, quickly, rather than inside the next call."""
         request.cancel()
-        if request.tracker is None:
+        if not self._threaded:
             self.host.quiesce()
 
     def _new_request(self) -> RequestContext:
@@ -207,11 +206,12 @@ class Program:
             return False
         # Kernels whose results feed no return value finish before the call
         # returns, as they do on the compiled fast path.
-        tracker = request.tracker
-        if tracker is None:
-            host.quiesce()  # s: nothing else would run the queued work
-            return True
-        return tracker.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not self._threaded:
+            # s: nothing else runs the queued work; and another thread that
+            # shares the queue may be running a task of this call.
+            return self._queue.quiesce(remaining)
+        return request.tracker.wait(remaining)
 
     def submit(self, name: str, *args: Any) -> "Call":
         """Start ``name`` and return a :class:`Call` handle (results, ``cancel``, ``result``).

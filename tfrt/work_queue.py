@@ -91,7 +91,8 @@ class WorkQueue:
         """Block until every value is available; False if ``timeout`` seconds passed first."""
         raise NotImplementedError  # pragma: no cover - interface
 
-    def quiesce(self) -> None:
+    def quiesce(self, timeout: float | None = None) -> bool:
+        """Run or wait for all work; False if ``timeout`` seconds passed first."""
         raise NotImplementedError  # pragma: no cover - interface
 
     @property
@@ -109,6 +110,11 @@ class WorkQueue:
     def queued(self) -> int:
         """How many tasks wait in the queue (0 where the queue cannot tell)."""
         return 0
+
+    @property
+    def busy(self) -> bool:
+        """Tasks are queued or running (as far as the queue can tell)."""
+        return self.queued > 0
 
     def shutdown(self) -> None:
         """Stop any threads (after draining the work)."""
@@ -131,10 +137,14 @@ class SingleThreadedWorkQueue(WorkQueue):
     """TFRT's ``s`` queue: no threads; work runs only in await/quiesce.
 
     One FIFO deque: ``add_task`` is an atomic ``append`` (plus a wake-up
-    only when a thread sleeps in :meth:`await_values` waiting for another
-    thread), and the awaiting thread takes one task at a time with an
-    atomic ``popleft``, so tasks added while it runs go behind the ones
-    already queued, in order, as TFRT's batches do.
+    only when a thread sleeps in :meth:`await_values` or :meth:`quiesce`
+    waiting for another thread), and the awaiting thread takes one task at
+    a time with an atomic ``popleft``, so tasks added while it runs go
+    behind the ones already queued, in order, as TFRT's batches do.
+
+    Several threads may share the queue (each runs tasks while it waits),
+    so :meth:`quiesce` also waits for the tasks that other threads are
+    running: one of them may be a task of the caller's own call.
     """
 
     name = "single-threaded"
@@ -143,7 +153,8 @@ class SingleThreadedWorkQueue(WorkQueue):
     def __init__(self) -> None:
         self._items: deque[Task] = deque()
         self._cv = threading.Condition(threading.Lock())
-        self._sleepers = 0  # threads waiting in await_values for work or a value
+        self._sleepers = 0  # threads waiting for work, a value or the others' tasks
+        self._running: list[None] = []  # one entry per task running (append/pop: atomic)
         self._local = threading.local()
 
     def add_task(self, task: Task) -> None:
@@ -164,6 +175,11 @@ class SingleThreadedWorkQueue(WorkQueue):
     def queued(self) -> int:
         return len(self._items)
 
+    @property
+    def busy(self) -> bool:
+        """Tasks are queued, or running on some thread."""
+        return bool(self._items or self._running)
+
     def add_blocking_task(self, task: Task, allow_queuing: bool = True) -> Task | None:
         # No threads to run it on right away: refuse what may not wait.
         if not allow_queuing:
@@ -174,23 +190,67 @@ class SingleThreadedWorkQueue(WorkQueue):
     def is_in_worker_thread(self) -> bool:
         return getattr(self._local, "in_task", False)
 
-    def quiesce(self) -> None:
+    def _run_next(self) -> bool:
+        """Run the oldest queued task here; False if there is none."""
+        running = self._running
+        running.append(None)  # before the pop: a quiesce never sees it in neither place
+        try:
+            task = self._items.popleft()
+        except IndexError:
+            running.pop()
+            if not running and self._sleepers:
+                self._notify()
+            return False
+        try:
+            task()
+        except Exception:
+            _report_task_failure()
+        finally:
+            running.pop()
+            if not running and self._sleepers:
+                self._notify()
+        return True
+
+    def quiesce(self, timeout: float | None = None) -> bool:
+        """Run queued tasks until none is queued and no thread runs one.
+
+        Called from inside a task (a kernel that quiesces), it only empties
+        the queue: waiting for the others would wait for itself.  Returns
+        False if ``timeout`` seconds passed first.
+        """
         local = self._local
         outer = getattr(local, "in_task", False)
         local.in_task = True
-        popleft = self._items.popleft
+        run_next = self._run_next
+        deadline = None if timeout is None else monotonic() + timeout
         try:
             while True:
-                try:
-                    task = popleft()
-                except IndexError:
-                    return
-                try:
-                    task()
-                except Exception:
-                    _report_task_failure()
+                while run_next():
+                    if deadline is not None and monotonic() >= deadline:
+                        return False
+                if outer or not self._running:
+                    return True
+                if not self._sleep_while_running(deadline):
+                    return False
         finally:
             local.in_task = outer
+
+    def _sleep_while_running(self, deadline: float | None) -> bool:
+        items = self._items
+        running = self._running
+        with self._cv:
+            self._sleepers += 1
+            try:
+                while not items and running:
+                    wait = _WAIT_SLICE
+                    if deadline is not None:
+                        wait = min(wait, deadline - monotonic())
+                        if wait <= 0:
+                            return False
+                    self._cv.wait(wait)
+            finally:
+                self._sleepers -= 1
+        return True
 
     def await_values(self, values: Sequence[AsyncValue], timeout: float | None = None) -> bool:
         pending = [v for v in values if not v.state]
@@ -200,8 +260,8 @@ class SingleThreadedWorkQueue(WorkQueue):
         local = self._local
         outer = getattr(local, "in_task", False)
         local.in_task = True
-        items = self._items
-        popleft = items.popleft
+        popleft = self._items.popleft
+        running = self._running
         watched: set[int] = set()
         try:
             while pending:
@@ -209,9 +269,14 @@ class SingleThreadedWorkQueue(WorkQueue):
                 while not v.state:
                     if deadline is not None and monotonic() >= deadline:
                         return False
+                    # _run_next, inlined: the task API's hot loop on s.
+                    running.append(None)
                     try:
                         task = popleft()
                     except IndexError:
+                        running.pop()
+                        if not running and self._sleepers:
+                            self._notify()
                         # Nothing queued: the value resolves on another thread
                         # (a blocking task, a timer), or more work arrives.
                         if id(v) not in watched:
@@ -223,6 +288,10 @@ class SingleThreadedWorkQueue(WorkQueue):
                         task()
                     except Exception:
                         _report_task_failure()
+                    finally:
+                        running.pop()
+                        if not running and self._sleepers:
+                            self._notify()
                 pending.pop()
         finally:
             local.in_task = outer
@@ -612,10 +681,17 @@ class MultiThreadedWorkQueue(WorkQueue):
                     _report_task_failure()
         return True
 
-    def quiesce(self) -> None:
+    def quiesce(self, timeout: float | None = None) -> bool:
+        deadline = None if timeout is None else monotonic() + timeout
         with self._not_computing(), self._lock:
             while not self._idle():
-                self._idle_cv.wait(_WAIT_SLICE)
+                wait = _WAIT_SLICE
+                if deadline is not None:
+                    wait = min(wait, deadline - monotonic())
+                    if wait <= 0:
+                        return False
+                self._idle_cv.wait(wait)
+        return True
 
     def shutdown(self) -> None:
         self.quiesce()
