@@ -293,3 +293,28 @@ def test_execute_region_prints_as_mlir_does():
 def test_execute_region_without_a_terminator_is_an_error():
     src = "func.func @f() {\n  scf.execute_region {\n    %c = arith.constant 1 : i32\n  }\n  return\n}\n"
     error_at(src, 3, 5, "is not a terminator")
+
+
+_MATMUL_MAPS = """func.func @f(%a: memref<5x3xf32>, %b: memref<5x7xf32>, %c: memref<3x7xf32>) {
+  linalg.matmul indexing_maps = [
+                       affine_map<(d0, d1, d2) -> (d2, d0)>,
+                       affine_map<(d0, d1, d2) -> (d2, d1)>,
+                       affine_map<(d0, d1, d2) -> (d0, d1)>
+                      ]
+                      ins(%a, %b : memref<5x3xf32>, memref<5x7xf32>)
+                      outs(%c: memref<3x7xf32>)
+  return
+}
+"""
+
+
+def test_matmul_with_indexing_maps_on_memrefs():
+    out = fixed_point(_MATMUL_MAPS)
+    assert "linalg.matmul indexing_maps = [#map, #map1, #map2] ins(%arg0, %arg1 : " in out
+    (op,) = ops(_MATMUL_MAPS, "linalg.matmul")
+    assert len(op.results) == 0
+    assert str(op.indexing_maps.data[0].data) == "(d0, d1, d2) -> (d2, d0)"
+
+
+def test_matmul_indexing_maps_without_equals_is_an_error():
+    error_at(_MATMUL_MAPS.replace("indexing_maps = [", "indexing_maps ["), 2, 31, "unexpected")

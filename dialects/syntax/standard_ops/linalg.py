@@ -203,6 +203,7 @@ class LinalgPropsRule(DirectiveRule):
 _WINDOW_DEFAULT = DenseIntElementsAttr.from_list(TensorType(i64, [2]), [1, 1])
 from tfrt.dialects.linalg import EXTRA_NAMES as _EXTRA_NAMES
 from tfrt.dialects.linalg import WINDOW_NAMES as _EXTRA_WINDOW_NAMES
+from tfrt.dialects.linalg_named import PREFIXED as _PREFIXED
 
 _WINDOW_OPS = frozenset(
     {
@@ -699,7 +700,9 @@ _NAMED_OPS = (
 )
 
 FORMATS: dict[str, str] = {
-    **{name: _NAMED for name in _NAMED_OPS},
+    # The ops MLIR writes with a prefix (`indexing_maps = [...]` of matmul,
+    # `kind = ...` of elementwise) read the format their class gives them.
+    **{name: _NAMED for name in _NAMED_OPS if name not in _PREFIXED},
     "linalg.generic": (
         "custom<LinalgGenericTraits>($indexing_maps, $iterator_types, $doc, $library_call) "
         f"custom<LinalgProps>() attr-dict custom<LinalgGenericOperands>({_IO}) "
