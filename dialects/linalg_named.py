@@ -1164,9 +1164,11 @@ class MapOp(IRDLOperation):
             linalg.yield %s : f32
           }
 
-    The body's arguments are the inputs' elements (none for ``init``).  MLIR's
-    short form ``linalg.map { arith.addf } ins(...) outs(...)`` is read by
-    xDSL's parser (this class's ``parse``); it prints in the long form.
+    The body's arguments are the inputs' elements, then optionally the
+    init's (recent MLIR always writes that one: ``(%x: f32, %y: f32, %out:
+    f32)``); ``ins`` may be absent.  MLIR's short form ``linalg.map {
+    arith.addf } ins(...) outs(...)`` is read by both parsers; it prints in
+    the long form.
     """
 
     name = "linalg.map"
@@ -1221,7 +1223,14 @@ class MapOp(IRDLOperation):
     def verify_(self) -> None:
         block = self.mapper.block
         want = [element_type(v.type) for v in self.inputs]
-        if [a.type for a in block.args] != want:
+        got_types = [a.type for a in block.args]
+        with_init = got_types == [*want, element_type(self.init.type)] and got_types != want
+        if with_init and block.args[-1].uses:
+            # lower-linalg's map kernel has no operand for the init's elements.
+            raise VerifyException(
+                "reads the init's element in its body, which this compiler does not support yet"
+            )
+        if got_types != want and not with_init:
             raise VerifyException(
                 f"expects the body's arguments to be the inputs' element types ({', '.join(map(str, want))}), "
                 f"got ({', '.join(str(a.type) for a in block.args)})"

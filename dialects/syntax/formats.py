@@ -367,9 +367,13 @@ class UnitMarkSlot(Slot):
 
 
 class AttrDictSlot(Slot):
-    def __init__(self, d: AttrDictDirective):
+    def __init__(self, d: AttrDictDirective, op_props: frozenset[str] = frozenset()):
         self.reserved = frozenset(d.reserved_attr_names)
         self.expected_props = frozenset(d.expected_properties)
+        # Properties the format spells elsewhere: one the text left out may
+        # come in the dictionary (MLIR turns inherent attributes of the
+        # dictionary into properties), e.g. `linalg.matmul {indexing_maps = ...}`.
+        self.op_props = op_props - self.expected_props
 
     def apply(self, b, st, child):
         if not child:
@@ -381,11 +385,13 @@ class AttrDictSlot(Slot):
                 "assembly format, and thus should not be defined in the attribute dictionary",
                 st.tok,
             )
-        if self.expected_props and not self.expected_props.isdisjoint(child):
+        if (self.expected_props and not self.expected_props.isdisjoint(child)) or (
+            self.op_props and not self.op_props.isdisjoint(child)
+        ):
             props = st.props
             rest = {}
             for k, v in child.items():
-                if k in self.expected_props:
+                if k in self.expected_props or (k in self.op_props and k not in props):
                     props[k] = v
                 else:
                     rest[k] = v
@@ -854,9 +860,10 @@ class RuleGen:
                 )
             ]
         if isinstance(d, AttrDictDirective):
+            slot = AttrDictSlot(d, frozenset(self.plan.op_def.properties))
             if d.with_keyword:
-                return '["attributes" attr_dict]', [AttrDictSlot(d)]
-            return "[attr_dict]", [AttrDictSlot(d)]
+                return '["attributes" attr_dict]', [slot]
+            return "[attr_dict]", [slot]
         if isinstance(d, OptionalUnitAttrVariable):
             return "", [UnitMarkSlot(d)]
         if isinstance(d, AttributeVariable):

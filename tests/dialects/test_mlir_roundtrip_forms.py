@@ -318,3 +318,77 @@ def test_matmul_with_indexing_maps_on_memrefs():
 
 def test_matmul_indexing_maps_without_equals_is_an_error():
     error_at(_MATMUL_MAPS.replace("indexing_maps = [", "indexing_maps ["), 2, 31, "unexpected")
+
+
+_MAP = """func.func @f(%a: tensor<64xf32>, %b: tensor<64xf32>, %init: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %0 = linalg.map ins(%a, %b : tensor<64xf32>, tensor<64xf32>) outs(%init : tensor<64xf32>)
+      (%x: f32, %y: f32, %out: f32) {
+        %s = arith.addf %x, %y : f32
+        linalg.yield %s : f32
+      }
+  %1 = linalg.map outs(%init : tensor<64xf32>)
+      (%out: f32) {
+        %c = arith.constant 0.0 : f32
+        linalg.yield %c : f32
+      }
+  return %0, %1 : tensor<64xf32>, tensor<64xf32>
+}
+"""
+
+
+def test_map_body_with_the_init_argument_and_map_without_inputs():
+    out = fixed_point(_MAP)
+    assert "(%arg3: f32, %arg4: f32, %arg5: f32) {" in out
+    assert "linalg.map outs(%arg2 : tensor<64xf32>) (%arg3: f32) {" in out
+    first, second = ops(_MAP, "linalg.map")
+    assert len(first.regions[0].blocks.first.args) == 3
+    assert len(second.inputs) == 0
+
+
+def test_map_short_form_applies_the_op_to_the_inputs():
+    src = """func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>, %o: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.map { arith.maximumf } ins(%a, %b : tensor<4xf32>, tensor<4xf32>) outs(%o : tensor<4xf32>)
+  return %r : tensor<4xf32>
+}
+"""
+    out = fixed_point(src)
+    assert "%1 = arith.maximumf %arg3, %arg4 : f32" in out
+    (op,) = ops(src, "linalg.map")
+    body = op.regions[0].blocks.first
+    assert [o.name for o in body.ops] == ["arith.maximumf", "linalg.yield"]
+    assert list(body.first_op.operands) == list(body.args)
+
+
+def test_map_body_of_other_types_is_an_error():
+    error_at(_MAP.replace("(%x: f32, %y: f32, %out: f32)", "(%x: f32, %y: f32, %out: f64)"),
+             2, 3, "expects the body's arguments to be the inputs' element types (f32, f32)")
+
+
+def test_map_body_reading_its_init_is_refused_until_the_lowering_reads_it():
+    src = _MAP.replace("%s = arith.addf %x, %y : f32", "%s = arith.addf %x, %out : f32")
+    error_at(src, 2, 3, "reads the init's element")
+
+
+def test_reduce_without_its_input_is_an_error():
+    src = """func.func @f(%i: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.reduce outs(%i : tensor<4xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      linalg.yield %a : f32
+    }
+  return %r : tensor<4xf32>
+}
+"""
+    error_at(src, 2, 8, "expects exactly one operand in 'ins', got 0")
+
+
+def test_matmul_indexing_maps_in_the_attribute_dictionary_are_its_property():
+    src = """func.func @f(%a: tensor<8x4xf32>, %b: tensor<8x5xf32>, %c: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %0 = linalg.matmul {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]} ins(%a, %b : tensor<8x4xf32>, tensor<8x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+}
+"""
+    out = fixed_point(src)
+    assert "linalg.matmul indexing_maps = [#map, #map1, #map2] ins(" in out
+    (op,) = ops(src, "linalg.matmul")
+    assert "indexing_maps" not in op.attributes
+    assert str(op.properties["indexing_maps"].data[0].data) == "(d0, d1, d2) -> (d2, d0)"

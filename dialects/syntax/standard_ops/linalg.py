@@ -442,10 +442,12 @@ class LinalgReduceOperandsRule(DirectiveRule):
             f"{payload} [{props}] [attr_dict] | {props} [attr_dict]",
             _reduce_prefix,
         )
+        # `ins` may be absent: a linalg.map of no inputs (linalg.reduce's
+        # single input is then reported missing).
         return shared_rule(
             gen,
             "linalg_reduce_operands",
-            f"[{prefix}] {_ins(gen)} {_outs(gen)}",
+            f"[{prefix}] [{_ins(gen)}] {_outs(gen)}",
             lambda c: c,
         )
 
@@ -463,11 +465,21 @@ class LinalgReduceOperandsRule(DirectiveRule):
             st.region_args[index] = args
             _PENDING.args = args
             return
-        st.regions[index] = (_payload_body(b, st, payload, [*in_types, *out_types]),)
+        if plan.name == "linalg.map":
+            # `op(%in...)`, of the init's element type (the body's arguments
+            # are the inputs', as the class's own parse() builds them).
+            result = element_type_or_self(out_types[0]) if out_types else None
+            body = _payload_body(b, st, payload, in_types, init_first=False, result=result)
+        else:
+            body = _payload_body(b, st, payload, [*in_types, *out_types])
+        st.regions[index] = (body,)
 
 
-def _payload_body(b, st, payload, types: Sequence[Attribute]) -> Region:
-    """MLIR's short form: `op(%init, %in...)` on the element types, its result yielded."""
+def _payload_body(
+    b, st, payload, types: Sequence[Attribute], init_first: bool = True, result: Attribute | None = None
+) -> Region:
+    """MLIR's short form: `op(%init, %in...)` (`op(%in...)` without
+    ``init_first``) on the element types, its result yielded."""
     name_tok, entries = payload
     info = b.op_info(name_tok.value, name_tok)
     block = Block(arg_types=[element_type_or_self(t) for t in types])
@@ -476,10 +488,13 @@ def _payload_body(b, st, payload, types: Sequence[Attribute]) -> Region:
     attrs: dict[str, Attribute] = {}
     for key, value in (entries or {}).items():
         (props if key in info.prop_names else attrs)[key] = value
+    if result is None and args:
+        result = block.args[-1].type
+    operands = ([args[-1], *args[:-1]] if init_first else args) if args else []
     try:
         op = info.cls.create(
-            operands=[args[-1], *args[:-1]] if args else [],
-            result_types=[block.args[-1].type] if args else [],
+            operands=operands,
+            result_types=[result] if result is not None else [],
             properties=props,
             attributes=attrs,
         )
