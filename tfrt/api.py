@@ -157,9 +157,10 @@ class Program:
                 values = args
         if values is None:
             values = self._convert(fn, convs, args)
-        request = self._new_request()
+        request = RequestContext(host, tracker=WorkTracker()) if self._threaded else RequestContext(host)
         try:
-            out = fn.call_values(ExecutionContext(host, request), values)
+            # The context of the function's own kernels: one call deep.
+            out = fn.call_values_in(ExecutionContext(host, request, 1), values)
             if type(out) is tuple:
                 # Every kernel of the function ran inline, but a called
                 # function may have left tasks behind (an async kernel whose

@@ -80,7 +80,7 @@ from tfrt.async_value import (
     IndirectAsyncValue,
 )
 from tfrt.bef import program as bp
-from tfrt.host_context import ExecutionContext, HostContext
+from tfrt.host_context import ExecutionContext, HostContext, _call_hop, call_hop
 from tfrt.kernels.registry import (
     AsyncKernelFrame,
     KernelContext,
@@ -99,17 +99,6 @@ __all__ = [
 ]
 
 MAX_CONTINUATION_DEPTH = 100  # TFRT's kMaxStackDepth for and_then continuations
-
-
-def _call_hop() -> int:
-    # A nested function execution takes up to about a dozen Python frames;
-    # leave room for continuations and the caller's own frames.
-    return max(16, sys.getrecursionlimit() // 25)
-
-
-# Every CALL_HOP-th level of nested function executions starts from the work
-# queue, on a fresh stack (BEFFunction._deep); set_recursion_limit updates it.
-CALL_HOP = _call_hop()
 DEFAULT_JIT_THRESHOLD = 2
 
 
@@ -1606,7 +1595,7 @@ class BEFFunction:
         """Run the function; returns one AsyncValue per result, possibly unavailable.
 
         ``exec_ctx`` is the caller's context; the function's kernels run one
-        level deeper (``exec_ctx.nested()``).  Every ``CALL_HOP``-th level
+        level deeper (``exec_ctx.nested()``).  Every ``call_hop()``-th level
         starts on the work queue instead of inline (see ``_deep``).
         """
         if len(args) != len(self.arg_types):
@@ -1614,8 +1603,7 @@ class BEFFunction:
                 f"function '{self.name}' takes {len(self.arg_types)} arguments, got {len(args)}"
             )
         ctx = exec_ctx._nested or exec_ctx.nested()
-        depth = ctx.depth
-        if not depth % CALL_HOP or depth > ctx.host.max_call_depth:
+        if ctx.deep:
             return self._deep(ctx, args)
         if self.kind == bp.SYNC_FUNCTION:
             return _run_in_order(self, ctx, args)
@@ -1648,19 +1636,20 @@ class BEFFunction:
         return results
 
     def _deep(self, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
-        """A call at a depth that is a multiple of ``CALL_HOP``, or beyond the limit.
+        """A call at a depth that is a multiple of ``call_hop()``, or beyond the limit.
 
         Nested calls nest Python frames (a dozen per level), so recursion
         through ``tfrt.call`` would end in a RecursionError, or worse.  At
-        every ``CALL_HOP``-th level the function starts in a work-queue task
-        instead: that task runs from the queue's loop, on a shallow stack,
-        and the caller gets placeholders for the results (as TFRT enqueues a
-        continuation that nests too deep).  So recursion of any depth runs,
-        on every queue, with its memory growing with the depth and its
-        stack bounded.  Past ``HostContext.max_call_depth`` the call
-        returns an error naming the function and the depth (a function that
-        recurses without end ends there, the same on every queue).  A
-        ``tfrt.sync`` function is not deferred: it runs in order, inline.
+        every ``call_hop()``-th level (the recursion limit / 25) the function
+        starts in a work-queue task instead: that task runs from the queue's
+        loop, on a shallow stack, and the caller gets placeholders for the
+        results (as TFRT enqueues a continuation that nests too deep).  So
+        recursion of any depth runs, on every queue, with its memory growing
+        with the depth and its stack bounded.  Past
+        ``HostContext.max_call_depth`` the call returns an error naming the
+        function and the depth (a function that recurses without end ends
+        there, the same on every queue).  A ``tfrt.sync`` function is not
+        deferred: it runs in order, inline.
         """
         depth = ctx.depth
         limit = ctx.host.max_call_depth
@@ -1696,9 +1685,13 @@ class BEFFunction:
         Returns a tuple of plain values when the compiled path ran without an
         error, else a list of AsyncValues (the caller awaits and unwraps).
         """
-        ctx = exec_ctx._nested or exec_ctx.nested()
-        depth = ctx.depth
-        if not depth % CALL_HOP or depth > ctx.host.max_call_depth:
+        return self.call_values_in(exec_ctx._nested or exec_ctx.nested(), values)
+
+    def call_values_in(self, ctx: ExecutionContext, values: Sequence[Any]) -> list[AsyncValue] | tuple:
+        """:meth:`call_values` given the context the function's own kernels run
+        in (the caller's ``exec_ctx.nested()``), for callers that make it once:
+        a loop calling its body, ``Program.call``."""
+        if ctx.deep:
             return self._deep(ctx, [AsyncValue(CONCRETE, v) for v in values])
         fast = self._fast  # only ever set for functions that are not SYNC_FUNCTIONs
         if fast is None:
@@ -1809,6 +1802,8 @@ class NativeFunction:
 
     def call_values(self, exec_ctx: ExecutionContext, values: Sequence[Any]) -> list[AsyncValue]:
         return self.execute(exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
+
+    call_values_in = call_values  # a native function does not nest
 
 
 # ---------------------------------------------------------------------------
@@ -1959,10 +1954,9 @@ class _AttributeProblem(Exception):
 
 
 def set_recursion_limit(limit: int = 20000) -> None:
-    """Room for nested function executions on the Python stack: ``CALL_HOP``
-    levels (about 800 with this limit) nest inline before a call starts from
-    the work queue on a fresh stack."""
-    global CALL_HOP
+    """Room for nested function executions on the Python stack: ``call_hop()``
+    levels (800 with this limit) nest inline before a call starts from the
+    work queue on a fresh stack."""
     if sys.getrecursionlimit() < limit:
         sys.setrecursionlimit(limit)
-    CALL_HOP = _call_hop()
+    _call_hop[0] = call_hop()

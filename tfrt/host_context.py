@@ -55,6 +55,18 @@ from tfrt.work_queue import WorkQueue, make_work_queue
 #: How deep function executions may nest in one request (HostContext.max_call_depth).
 DEFAULT_MAX_CALL_DEPTH = 20_000
 
+
+def call_hop() -> int:
+    """Every how many levels of nested function executions one starts from the
+    work queue, on a fresh stack (``tfrt.executor``): a nested execution takes
+    up to about a dozen Python frames; this leaves room for continuations
+    and the caller's own frames under the interpreter's recursion limit."""
+    return max(16, sys.getrecursionlimit() // 25)
+
+
+# [call_hop()], as of the last tfrt.executor.set_recursion_limit.
+_call_hop = [call_hop()]
+
 # ---------------------------------------------------------------------------
 # Logging in TFRT_LOG's format (severity, time, thread, file:line) on stderr.
 
@@ -565,22 +577,29 @@ class ExecutionContext:
     calls, 2 inside a function that one calls (``tfrt.call``, a branch, a
     loop body), and so on.  A function runs its kernels with
     ``exec_ctx.nested()``, which the executor uses to bound recursion (see
-    ``HostContext.max_call_depth``).
+    ``HostContext.max_call_depth``): ``deep`` says a function running its
+    kernels at this depth starts from the work queue, or fails (one test
+    per call instead of several).
     """
 
-    __slots__ = ("host", "request", "depth", "_nested")
+    __slots__ = ("host", "request", "depth", "deep", "_nested")
 
     def __init__(self, host: "HostContext", request: RequestContext, depth: int = 0) -> None:
         self.host = host
         self.request = request
         self.depth = depth
+        self.deep = False
         self._nested: ExecutionContext | None = None
 
     def nested(self) -> "ExecutionContext":
         """The context one function call deeper (made once, then shared)."""
         child = self._nested
         if child is None:
-            child = self._nested = ExecutionContext(self.host, self.request, self.depth + 1)
+            host = self.host
+            depth = self.depth + 1
+            child = ExecutionContext(host, self.request, depth)
+            child.deep = not depth % _call_hop[0] or depth > host.max_call_depth
+            self._nested = child
         return child
 
     @property

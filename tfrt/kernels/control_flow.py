@@ -202,6 +202,7 @@ class _WhileLoop:
         exec_ctx = self.exec_ctx
         body = self.body
         request = exec_ctx.request
+        inner = exec_ctx.nested()  # the body's kernels' context (call_values_in)
         condition = self.condition
         args = self.args
         self.condition = self.args = None
@@ -234,7 +235,7 @@ class _WhileLoop:
                                 args if vals is None else [AsyncValue(CONCRETE, v) for v in vals])
                     return
             if vals is not None:
-                out = body.call_values(exec_ctx, vals)
+                out = body.call_values_in(inner, vals)
                 if type(out) is tuple:
                     cond = out[-1]
                     vals = out[:-1]
@@ -330,6 +331,7 @@ class _RepeatLoop:
         exec_ctx = self.exec_ctx
         body = self.body
         request = exec_ctx.request
+        inner = exec_ctx.nested()  # the body's kernels' context (call_values_in)
         count = self.count
         i = self.next
         passed = self.passed
@@ -345,7 +347,7 @@ class _RepeatLoop:
                     return
                 i += 1
                 if vals is not None:
-                    out = body.call_values(exec_ctx, vals)
+                    out = body.call_values_in(inner, vals)
                     if type(out) is tuple:
                         vals = out
                         continue
