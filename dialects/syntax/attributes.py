@@ -390,7 +390,7 @@ def _small_float_elements(data, dtype, elt: Attribute):
         raise AttrError("dense literal is not a well-formed nested list (ragged dimensions)")
     width = float_bit_width(elt)
     flat = arr.reshape(-1)
-    bits = np.zeros(flat.size, np.uint8 if dtype.itemsize == 1 else np.uint16)
+    bits = np.zeros(flat.size, np.dtype(f"u{dtype.itemsize}"))
     for i, v in enumerate(flat.tolist()):
         if isinstance(v, str):
             if v.startswith("-"):
@@ -448,6 +448,9 @@ def dense_from_text(token: str, typ: Attribute) -> DenseIntOrFPElementsAttr:
         return DenseIntOrFPElementsAttr(typ, BytesAttr(b""))
 
     small = small_float_dtype(base) is not None and not complex_elt
+    # A hexadecimal element of a float type is its bit pattern (MLIR's
+    # `dense<0x7F800000> : tensor<2xf32>` is +inf), as for the small floats.
+    small = small or (isinstance(base, AnyFloat) and not complex_elt and _HEX_INT.search(body) is not None)
     data = _json_body(body, hex_as_bits=small)
     if small:
         if _BOOLEAN.search(body):
