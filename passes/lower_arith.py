@@ -62,12 +62,14 @@ def lower_constant(op: Operation) -> None:
     if isinstance(value, (IntegerAttr, FloatAttr)):
         t = kernel_type(value.type)
         if isinstance(value.type, IndexType):
-            value = IntegerAttr(value.value.data, t)
+            # index is 64 bits here: a folded index value wraps as the kernels' would.
+            value = IntegerAttr((value.value.data + 2**63) % 2**64 - 2**63, t)
         new = make_op(f"tfrt_scalar.constant.{element_name(t)}", [], [t], {"value": value}, at=op)
     elif isinstance(value, DenseIntOrFPElementsAttr):
         t = kernel_type(rtype)
         if isinstance(rtype, TensorType) and isinstance(rtype.element_type, IndexType):
-            value = DenseIntOrFPElementsAttr.from_list(t, [int(v) for v in value.get_values()])
+            wrapped = [(int(v) + 2**63) % 2**64 - 2**63 for v in value.get_values()]
+            value = DenseIntOrFPElementsAttr.from_list(t, wrapped)
         new = make_op("tfrt_array.constant", [], [t], {"value": value}, at=op)
     elif isinstance(value, DenseResourceAttr):
         # The frontend resolves every key its file's `{-# dialect_resources #-}`
