@@ -117,6 +117,26 @@ def _tensor_ops() -> InterpreterFunctions:
     return register_impls(type("_TensorOps", (InterpreterFunctions,), impls))()
 
 
+def _arith_ops() -> InterpreterFunctions:
+    """xDSL's arith implementations for the classes of tfrt.dialects.arith
+    that replace xDSL's (cmpi, cmpf and the casts, with the same names)."""
+    from tfrt.dialects.arith import Arith
+
+    def delegate(fn):
+        def run(self, interpreter, op, args):
+            return fn(self, interpreter, op, args).values
+
+        return run
+
+    ours = {cls.name: cls for cls in Arith.operations}
+    impls = {
+        f"run_{i}": impl(ours[cls.name])(delegate(fn))
+        for i, (cls, fn) in enumerate(ArithFunctions._impls())
+        if cls.name in ours and ours[cls.name] is not cls
+    }
+    return register_impls(type("_ArithOps", (InterpreterFunctions,), impls))()
+
+
 def run_reference(text: str, name: str, args, out=None) -> list:
     """Run ``name`` in xDSL's interpreter; ``printf.print_format`` writes to ``out``."""
     module: ModuleOp = parse_module(text, "ref.mlir")
@@ -135,6 +155,7 @@ def run_reference(text: str, name: str, args, out=None) -> list:
     interp.register_implementations(_FillAsStructuredOp(), override=True)
     interp.register_implementations(_named_ops(), override=True)
     interp.register_implementations(_tensor_ops(), override=True)
+    interp.register_implementations(_arith_ops(), override=True)
     interp.register_implementations(_IntegerMinMax())
     fn = next(op for op in module.ops if getattr(op, "sym_name", None) and op.sym_name.data == name)
     ftype = fn.function_type
