@@ -7,9 +7,12 @@ Each op becomes one kernel whose expression is the op::
     %y = tfrt_array.elementwise %x {expr = "tanh(a0)", inplace = -1 : i64, shape = [4],
                                     types = "f32"} : (tensor<4xf32>) -> tensor<4xf32>
 
-``erf`` on f16/f32 uses a rational approximation with absolute error below
-1.5e-7; f64 uses ``math.erf``.  Ops inside ``linalg`` bodies are left to
-``lower-linalg``.
+``erf`` on f64 is ``math.erf``; on f16, f32 and the types computed in f32,
+piecewise polynomials evaluated in f64 (relative error below 1e-11, so the
+result is within an ulp).  ``fma`` rounds once, ``round`` computes the
+fraction exactly, ``fpowi`` takes its sign from the integer exponent's
+parity (``tfrt/kernels/expr.py``).  Ops inside ``linalg`` bodies are left
+to ``lower-linalg``.
 """
 
 from __future__ import annotations

@@ -207,7 +207,8 @@ _UNARY = {
     "math.tanh": "tanh({0})", "math.sin": "sin({0})", "math.cos": "cos({0})", "math.tan": "tan({0})",
     "math.atan": "atan({0})", "math.erf": "erf({0})", "math.floor": "floor({0})",
     "math.ceil": "ceil({0})", "math.round": "round({0})", "math.roundeven": "roundeven({0})",
-    "math.trunc": "trunc({0})", "math.ctpop": "ctpop({0})",
+    "math.trunc": "trunc({0})", "math.ctpop": "ctpop({0})", "math.ctlz": "ctlz({0})",
+    "math.cttz": "cttz({0})",
 }  # fmt: skip
 _CMPI = {0: "eq", 1: "ne", 2: "lt", 3: "le", 4: "gt", 5: "ge", 6: "ult", 7: "ule", 8: "ugt", 9: "uge"}
 _CMPF = {
@@ -221,13 +222,13 @@ _CASTS = {
     "arith.extf": "cast", "arith.truncf": "cast", "arith.sitofp": "cast", "arith.fptosi": "cast",
     "arith.trunci": "cast", "arith.index_cast": "cast", "arith.extsi": "cast",
     "arith.extui": "ucast", "arith.uitofp": "ucast", "arith.index_castui": "ucast",
-    "arith.fptoui": "cast", "arith.bitcast": "bitcast",
+    "arith.fptoui": "ucast", "arith.bitcast": "bitcast",
 }  # fmt: skip
 
 _SCALING = ("arith.scaling_extf", "arith.scaling_truncf")
 
 EXPR_OPS = frozenset({*_BINARY, *_UNARY, *_CASTS, *_SCALING, "arith.cmpi", "arith.cmpf", "arith.select", "math.fma",
-                      "math.fpowi"})  # fmt: skip
+                      "math.fpowi", "arith.ceildivui"})  # fmt: skip
 
 
 def element_name(t: Attribute) -> str:
@@ -275,10 +276,14 @@ def op_expr(op: Operation, args: Sequence[str]) -> str:
         return _CMPF[op.predicate.value.data].format(*args)  # type: ignore[attr-defined]
     if name == "arith.select":
         return f"where({args[0]}, {args[1]}, {args[2]})"
+    if name == "arith.ceildivui":
+        t = element_name(op.results[0].type)
+        return (f"(udiv({args[0]}, {args[1]}) + "
+                f"where(ne(urem({args[0]}, {args[1]}), cast_{t}(0)), cast_{t}(1), cast_{t}(0)))")
     if name == "math.fma":
-        return f"({args[0]} * {args[1]} + {args[2]})"
+        return f"fma({args[0]}, {args[1]}, {args[2]})"
     if name == "math.fpowi":
-        return f"pow({args[0]}, cast_{element_name(op.operands[0].type)}({args[1]}))"
+        return f"powi({args[0]}, {args[1]})"
     if name in _SCALING:
         # ArithOps.td: the scale becomes an f8E8M0FNU power of two (truncf),
         # then multiplies (in the result type) or divides (in the input type).
@@ -291,7 +296,13 @@ def op_expr(op: Operation, args: Sequence[str]) -> str:
         return f"cast_{dst}(({args[0]} / cast_{src}({scale})))"
     if name in _CASTS:
         src, dst = element_name(op.operands[0].type), element_name(op.results[0].type)
-        if name == "arith.extsi" and src == "i1":
+        mode = op.properties.get("roundingmode")
+        if mode is not None and mode.value.data != 0:
+            # The kernels round to nearest, ties to even; another mode would
+            # be answered wrongly.
+            raise cannot_lower(op, "only the rounding mode tonearesteven is supported")
+        if name in ("arith.extsi", "arith.sitofp", "arith.index_cast") and src == "i1" and dst != "i1":
+            # A signed i1 true is -1.
             return f"where({args[0]}, cast_{dst}(-1), cast_{dst}(0))"
         if src == dst and name != "arith.bitcast":
             return args[0]

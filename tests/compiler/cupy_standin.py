@@ -622,6 +622,11 @@ inline double __longlong_as_double(long long x) { double d; __builtin_memcpy(&d,
 inline long long __double_as_longlong(double x) { long long i; __builtin_memcpy(&i, &x, 8); return i; }
 inline int __popc(unsigned int x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline float fma(float x, float y, float z) { return __builtin_fmaf(x, y, z); }
+inline float fmaf(float x, float y, float z) { return __builtin_fmaf(x, y, z); }
+inline double fma(double x, double y, double z) { return __builtin_fma(x, y, z); }
 inline void* memcpy(void* dst, const void* src, size_t n) { return __builtin_memcpy(dst, src, n); }
 """
 

@@ -39,6 +39,11 @@ CASES = [
     ("bitcast_i32(a0) + ucast_i32(cast_i8(a1))", ("f32", "i32")),
     ("bitcast_f64(a0) + cast_f64(uno(a1, a1))", ("i64", "f64")),
     ("eq(a0, a1)", ("i1", "i1")),
+    # i1 adds modulo 2 and orders true (-1) below false; a cast to i1 keeps the low bit.
+    ("bitor(a0 + a1, lt(a0, a1))", ("i1", "i1")),
+    ("bitxor(cast_i1(a0), maximum(cast_i1(a1), cast_i1(a0)))", ("i32", "i32")),
+    ("fma(a0, a1, a0) + powi(a1, cast_i32(3)) + maximum(a0 * 0.0, a1 * 0.0)", ("f64", "f64")),
+    ("ctlz(a0) + cttz(a1)", ("i32", "i32")),
 ]
 
 _TRANSCENDENTAL = ("exp", "log", "erf", "tanh", "sigmoid", "rsqrt", "pow", "atan")
@@ -72,7 +77,8 @@ def _operands(types, rng, n=257):
 def _host_library(tmp_path, cases):
     """Compile every case's kernel body as host C++; return the loaded library."""
     lines = ["#include <cmath>", "#include <cstring>", "using namespace std;",
-             "#define __device__", "#define __popcll __builtin_popcountll"]  # fmt: skip
+             "#define __device__", "#define __popcll __builtin_popcountll",
+             "#define __clzll(x) ((x) == 0 ? 64 : __builtin_clzll(x))", "#define __ffsll __builtin_ffsll"]  # fmt: skip
     for k, (expr, types) in enumerate(cases):
         in_params, out_params, operation, preamble = cuda_source(expr, types)
         if k == 0:

@@ -12,8 +12,11 @@ generator is tested without a GPU; :func:`compile_cupy` builds the kernel.
 Semantics follow the numpy path: literals take their operands' type; integer
 ``/`` truncates and ``rem`` takes the dividend's sign (0 for a zero divisor,
 as numpy gives); shifts by the bit width or more give 0 (``shrs``: the sign);
-``maximum``/``minimum`` propagate NaN; casts are C casts.  ``f16`` values
-are computed in ``float`` registers and rounded when stored.
+``maximum``/``minimum`` propagate NaN and order -0.0 below +0.0; ``i1``
+adds and subtracts modulo 2 and orders true (-1) below false; casts are C
+casts, but for a cast to ``i1`` (the low bit; a float truncated first) and
+``fptoui`` (through the unsigned type).  ``f16`` values are computed in
+``float`` registers and rounded when stored.
 """
 
 from __future__ import annotations
@@ -61,8 +64,12 @@ def _stored(dtype: np.dtype) -> str:
 
 
 PREAMBLE = r"""
-template <typename T> __device__ T _tfrt_fmax_nan(T a, T b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
-template <typename T> __device__ T _tfrt_fmin_nan(T a, T b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }
+template <typename T> __device__ T _tfrt_fmax_nan(T a, T b) {
+  return (a != a || b != b) ? a + b : (a > b ? a : (b > a ? b : (signbit(a) ? b : a)));
+}
+template <typename T> __device__ T _tfrt_fmin_nan(T a, T b) {
+  return (a != a || b != b) ? a + b : (a < b ? a : (b < a ? b : (signbit(a) ? a : b)));
+}
 template <typename T> __device__ T _tfrt_idiv(T a, T b) { return b == 0 ? (T)0 : (T)(a / b); }
 template <typename T> __device__ T _tfrt_irem(T a, T b) { return b == 0 ? (T)0 : (T)(a % b); }
 template <typename T> __device__ T _tfrt_floordiv(T a, T b) {
@@ -81,6 +88,10 @@ template <typename T> __device__ T _tfrt_ipow(T base, T e) {
   while (e) { if (e & 1) r = (T)(r * base); base = (T)(base * base); e >>= 1; }
   return r;
 }
+template <typename T> __device__ T _tfrt_powi(T x, long long n) {
+  double r = pow(fabs((double)x), (double)n);
+  return (T)(((n & 1) && signbit((double)x)) ? -r : r);
+}
 template <typename T> __device__ T _tfrt_sign(T x) { return x != x ? x : (T)((x > 0) - (x < 0)); }
 template <typename T> __device__ T _tfrt_abs(T x) { return x < 0 ? (T)(-x) : x; }
 template <typename T, typename U> __device__ T _tfrt_shl(T a, T b) {
@@ -98,6 +109,10 @@ template <typename T, typename S> __device__ T _tfrt_bitcast(S s) {
   return t;
 }
 __device__ int _tfrt_popcount(unsigned long long x) { return __popcll(x); }
+__device__ int _tfrt_ctlz(unsigned long long x, int width) { return __clzll((long long)x) - (64 - width); }
+__device__ int _tfrt_cttz(unsigned long long x, int width) {
+  return x == 0 ? width : __ffsll((long long)x) - 1;
+}
 """
 
 
@@ -142,6 +157,8 @@ class _Gen:
 
         if fn in ("add", "sub", "mul"):
             op = {"add": "+", "sub": "-", "mul": "*"}[fn]
+            if dt.kind == "b":  # modulo 2
+                op = "&" if fn == "mul" else "^"
             return wrap(f"{a[0]} {op} {a[1]}")
         if fn == "div":
             return f"({a[0]} / {a[1]})" if is_float else f"_tfrt_idiv<{c}>({a[0]}, {a[1]})"
@@ -155,9 +172,13 @@ class _Gen:
             if is_float:
                 return f"_tfrt_f{'max' if fn == 'maximum' else 'min'}_nan<{c}>({a[0]}, {a[1]})"
             op = ">" if fn == "maximum" else "<"
+            if dt.kind == "b":  # signed: true is -1
+                op = "<" if fn == "maximum" else ">"
             return f"(({a[0]}) {op} ({a[1]}) ? ({a[0]}) : ({a[1]}))"
         if fn == "pow":
             return f"pow({a[0]}, {a[1]})" if is_float else f"_tfrt_ipow<{c}>({a[0]}, {a[1]})"
+        if fn == "powi":  # the sign from the integer's parity
+            return f"_tfrt_powi<{c}>({a[0]}, (long long)({a[1]}))"
         if fn in ("fmax", "fmin", "atan2", "copysign"):
             return f"{fn}({a[0]}, {a[1]})"
         if fn == "rem":
@@ -188,8 +209,15 @@ class _Gen:
             return f"_tfrt_shrs<{c}>({a[0]}, {a[1]})"
         if fn == "ctpop":
             return wrap(f"_tfrt_popcount(({_UNSIGNED[_key(dt)]}){a[0]})")
+        if fn in ("ctlz", "cttz"):
+            width = 1 if dt.kind == "b" else 8 * dt.itemsize
+            return wrap(f"_tfrt_{fn}((unsigned long long)({_UNSIGNED[_key(dt)]}){a[0]}, {width})")
+        if fn == "fma":
+            return f"fma({a[0]}, {a[1]}, {a[2]})"
         if fn in ("lt", "le", "gt", "ge", "eq", "ne"):
             op = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}[fn]
+            if arg_dt.kind == "b":  # signed: true (-1) < false
+                op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
             return f"({a[0]} {op} {a[1]})"
         if fn == "ord":
             return f"(!isnan({a[0]}) && !isnan({a[1]}))"
@@ -208,14 +236,19 @@ class _Gen:
         if fn in ("exp", "log", "log1p", "expm1", "log2", "log10", "sqrt", "tanh", "sin", "cos", "tan",
                   "atan", "erf", "floor", "ceil", "round", "trunc"):  # fmt: skip
             return f"{fn}({a[0]})"
+        if fn.startswith(("cast_", "ucast_")) and dt.kind == "b":
+            src = np.dtype(node.args[0].dtype)
+            if src.kind == "f":  # truncated toward zero: 0.5 is false
+                return f"(trunc({a[0]}) != 0)"
+            return a[0] if src.kind == "b" else f"((({a[0]}) & 1) != 0)"  # the low bit
         if fn.startswith("cast_"):
-            if dt.kind == "b":
-                return f"({a[0]} != 0)"
             return f"(({c}){a[0]})"
         if fn.startswith("ucast_"):
             src = np.dtype(node.args[0].dtype)
-            inner = a[0] if src.kind in "fb" else f"(({_UNSIGNED[_key(src)]}){a[0]})"
-            return f"({inner} != 0)" if dt.kind == "b" else f"(({c}){inner})"
+            if src.kind == "f":  # arith.fptoui: through the unsigned type
+                return f"(({c})(({_UNSIGNED[_key(dt)]}){a[0]}))"
+            inner = a[0] if src.kind == "b" else f"(({_UNSIGNED[_key(src)]}){a[0]})"
+            return f"(({c}){inner})"
         if fn.startswith("bitcast_"):
             src = np.dtype(node.args[0].dtype)
             value = f"(({_stored(src)}){a[0]})"
