@@ -75,6 +75,26 @@ EvalOp = define_op(
 )
 
 
+TripCountOp = define_op(
+    __name__,
+    "TripCountOp",
+    "The iteration count of `scf.for` from its bounds and step: max(0, ceil((ub - lb) / step)),\n"
+    "exact (signed, or unsigned with `unsigned = true`); a step that is not positive or a count\n"
+    "past 2^31 - 1 is an error at run time.\n\n"
+    "    %n = tfrt_scalar.trip_count %lb, %ub, %step {unsigned = false} : (i64, i64, i64) -> i32\n",
+    {
+        "name": "tfrt_scalar.trip_count",
+        "lb": operand_def(AnyAttr()),
+        "ub": operand_def(AnyAttr()),
+        "step": operand_def(AnyAttr()),
+        "unsigned": prop_def(IntegerAttr),
+        "result": result_def(IntegerType(32)),
+        "traits": traits_def(Pure()),
+        "assembly_format": "operands attr-dict `:` functional-type(operands, results)",
+    },
+)
+
+
 def _constant(type_name: str) -> type[IRDLOperation]:
     from tfrt.dialects.syntax.attributes import float_type
 

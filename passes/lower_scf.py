@@ -6,14 +6,15 @@ region(s); ``scf.yield`` becomes ``tfrt.return``.
 
 * ``scf.if %c`` -> ``tfrt.if %c, <captured>`` (an absent ``else`` returns nothing).
 * ``scf.for %i = %lb to %ub step %s iter_args(...)`` -> ``tfrt.repeat.i32`` over
-  ``max(0, ceildiv(ub - lb, s))`` iterations (as i32: more than 2^31-1
-  iterations is an error at run time), carrying the induction variable (i64)
-  as the first loop value, then the iteration arguments, then the captured
-  values::
+  ``max(0, ceildiv(ub - lb, s))`` iterations, computed exactly by
+  ``tfrt_scalar.trip_count`` (i32 bounds -2e9 to 2e9 are 4e9 apart; a step
+  that is not positive, or more than 2^31-1 iterations, is an error at run
+  time), carrying the induction variable (i64) as the first loop value, then
+  the iteration arguments, then the captured values::
 
       %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %x) -> (i32) { ... }
       // becomes
-      %n = tfrt_scalar.eval ...                                  // the trip count
+      %n = tfrt_scalar.trip_count %c0, %c4, %c1 {unsigned = false} : (i64, i64, i64) -> i32
       %r:3 = tfrt.repeat.i32 %n, %c0, %x, %c1 : i64, i32, i64 {
         ...
         %next = tfrt_scalar.eval %i, %c1 {expr = "(a0 + a1)", ...}
@@ -43,11 +44,13 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from tfrt.dialects.fastir import walk
+from tfrt.dialects.syntax.verify import op_error
 from tfrt.passes.lowering import (
     cannot_lower,
     kernel_type,
     make_op,
     replace,
+    scalar_constant,
     str_attr,
 )
 
@@ -140,9 +143,14 @@ def _lower_for(op: Operation) -> None:
     it = kernel_type(lb.type)
     if str(it) not in ("i8", "i16", "i32", "i64"):
         raise cannot_lower(op, f"loop bounds of type {lb.type} are not supported")
+    known = scalar_constant(step)
+    if known is not None and known.value.data <= 0:
+        # MLIR's verifier refuses it (the loop would never end).
+        raise op_error(op, "constant step operand must be positive")
     pre: list[Operation] = []
-    # The trip count: max(0, ceildiv(ub - lb, step)), as i32.
-    trip = _eval(f"cast_i32(maximum(ceildiv(a1 - a0, a2), cast_{it}(0)))", [lb, ub, step], i32, op)
+    # The trip count, exact (ub - lb may not fit the bounds' type); a step
+    # that is not positive, or a count past i32, is an error at run time.
+    trip = make_op("tfrt_scalar.trip_count", [lb, ub, step], [i32], {"unsigned": IntegerAttr(0, i1)}, at=op)
     pre.append(trip)
     caps = [v for v in _captured([body]) if v is not step]
     loop_vals = [lb, *inits, step, *caps]

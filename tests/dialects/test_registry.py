@@ -114,6 +114,6 @@ def test_op_counts():
         "ts": 18,
         "ts_sync": 5,
         "tfrt_array": 29,
-        "tfrt_scalar": 24,  # eval, print, a constant per scalar type (22)
+        "tfrt_scalar": 25,  # eval, print, trip_count, a constant per scalar type (22)
         "tfrt_check": 6,
     }

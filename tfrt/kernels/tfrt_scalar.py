@@ -28,6 +28,25 @@ def eval_(expr, types, *inputs):
     return fn(*inputs)
 
 
+@kernel("tfrt_scalar.trip_count", attrs=("i1",))
+def trip_count(unsigned, lb, ub, step):
+    """The iterations of ``scf.for %i = lb to ub step step``: max(0,
+    ceil((ub - lb) / step)) computed exactly (the bounds' type would wrap
+    ub - lb: i32 -2e9 to 2e9 is 4e9 apart), read unsigned for ``scf.for
+    unsigned``.  A step that is not positive, or more iterations than
+    ``tfrt.repeat.i32`` counts (2^31 - 1), is an error, never a wrong count."""
+    width = 8 * np.asarray(lb).dtype.itemsize
+    lo, hi, s = (int(v) for v in (lb, ub, step))
+    if unsigned:
+        lo, hi, s = (v % (1 << width) for v in (lo, hi, s))
+    if s <= 0:
+        raise KernelError(f"scf.for step must be positive, got {s}")
+    n = max(0, -((lo - hi) // s))
+    if n > 2**31 - 1:
+        raise KernelError(f"scf.for runs {n} iterations, more than 2^31 - 1 (tfrt.repeat.i32 counts in i32)")
+    return np.int32(n)
+
+
 def _constant_kernel(type_name: str) -> None:
     from tfrt.tensor.small_types import convert, is_small_float
 
