@@ -366,8 +366,10 @@ def _reduce(method: str) -> Impl:
                 res = getattr(src, method)(axis=axes, keepdims=keep)
         elif method == "sum":
             res = src.sum(axis=axes, keepdims=keep, dtype=src.dtype if x.dtype != np.bool_ else np.int64)
+        elif x.dtype == np.bool_:
+            res = src.mean(axis=axes, keepdims=keep, dtype=np.float64)  # a fraction, as numpy's
         else:
-            if x.dtype.kind in "iub":
+            if x.dtype.kind in "iu":
                 # Integer mean truncates toward zero, like TF's integer Mean.
                 count = 1
                 for a in axes:

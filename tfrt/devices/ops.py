@@ -440,9 +440,20 @@ def _reduce_infer(op):
             for i, d in enumerate(x.shape.dims)
             if attrs["keepdims"] or i not in axes
         ]
-        return [_meta(x.dtype, dims)]
+        return [_meta(_reduce_dtype(op, x.dtype), dims)]
 
     return infer
+
+
+def _reduce_dtype(op: str, dt: DType) -> DType:
+    """As numpy: the sum of booleans counts them (i64), their mean is a
+    fraction (f64: the accuracy ``(pred == y).mean()``); max and min of
+    booleans are any and all."""
+    if dt == DType.I1 and op == "reduce_sum":
+        return DType.I64
+    if dt == DType.I1 and op == "reduce_mean":
+        return DType.F64
+    return dt
 
 
 for _name in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min"):

@@ -88,6 +88,14 @@ def scalar_literal(value, dtype: DType) -> str:
     return str(int(value))
 
 
+def _typed_literal(value, dtype: DType) -> str:
+    """A scalar ``arith.constant``'s value and type: ``2.5 : f32``; an i1 is
+    ``true``/``false`` alone (MLIR's boolean attribute has its type)."""
+    if dtype == DType.I1:
+        return scalar_literal(value, dtype)
+    return f"{scalar_literal(value, dtype)} : {element_type(dtype)}"
+
+
 def _lowest(dtype: DType):
     if _is_float(dtype):
         return -math.inf
@@ -129,9 +137,7 @@ class Body:
 
     def const(self, value, dtype: DType) -> str:
         n = self._name()
-        self.lines.append(
-            f"{n} = arith.constant {scalar_literal(value, dtype)} : {element_type(dtype)}"
-        )
+        self.lines.append(f"{n} = arith.constant {_typed_literal(value, dtype)}")
         return n
 
     def op(self, opname: str, *args: str, dtype: DType) -> str:
@@ -180,7 +186,7 @@ class MlirBuilder:
     # -- constants ---------------------------------------------------------
     def scalar(self, value, dtype: DType) -> str:
         n = self.fresh("c")
-        self.emit(f"{n} = arith.constant {scalar_literal(value, dtype)} : {element_type(dtype)}")
+        self.emit(f"{n} = arith.constant {_typed_literal(value, dtype)}")
         return n
 
     def constant(self, array: np.ndarray, dtype: DType | None = None) -> Value:
@@ -683,6 +689,12 @@ def _reduction(kind: str) -> Emitter:
         (x,) = ins
         dt = x.dtype
         axes = reduction_axes(f"reduce_{kind}", attrs["axes"], len(x.shape))
+        if dt == DType.I1 and kind in ("sum", "mean"):
+            # Booleans count as 0 and 1: summed in i64, averaged in f64 (numpy's).
+            wide = DType.I64 if kind == "sum" else DType.F64
+            cast = "arith.extui" if kind == "sum" else "arith.uitofp"
+            x = b.map([x], x.shape, wide, lambda bb, a: bb.cast(cast, a[0], DType.I1, wide))
+            dt = wide
         red = b.reduce(x, axes, "sum" if kind == "mean" else kind)
         if kind == "mean":
             count = math.prod(x.shape[a] for a in axes)
@@ -715,6 +727,10 @@ def _argmax(b: MlirBuilder, ins, outs, attrs):
         eq = bb.cmp(
             "cmpf" if _is_float(dt) else "cmpi", "oeq" if _is_float(dt) else "eq", a[0], a[1], dt
         )
+        if _is_float(dt):
+            # A NaN is the maximum (maximumf propagates it), and equals
+            # nothing: the first NaN is the answer, as numpy's argmax says.
+            eq = bb.op("arith.ori", eq, bb.cmp("cmpf", "uno", a[0], a[0], dt), dtype=DType.I1)
         idx = bb.index(axis)
         return bb.select(eq, idx, bb.const(size, DType.I64), DType.I64)
 
@@ -812,7 +828,10 @@ def _cast(b: MlirBuilder, ins, outs, attrs):
         if _is_float(dst):
             return bb.cast("arith.uitofp" if src == DType.I1 else "arith.sitofp", v, src, dst)
         if _is_float(src):
-            return bb.cast("arith.fptosi", v, src, dst)
+            # NaN and +-inf have no integer value: 0, as the array kernel
+            # gives (fptosi of them is poison, which the select drops).
+            finite = bb.cmp("cmpf", "one", bb.op("math.absf", v, dtype=src), bb.const(math.inf, src), src)
+            return bb.select(finite, bb.cast("arith.fptosi", v, src, dst), bb.const(0, dst), dst)
         if src.itemsize < dst.itemsize or src == DType.I1:
             return bb.cast("arith.extui" if src == DType.I1 else "arith.extsi", v, src, dst)
         return bb.cast("arith.trunci", v, src, dst)

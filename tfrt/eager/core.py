@@ -526,7 +526,8 @@ def to_tensor(value, like: Meta | None = None, dtype=None) -> Tensor:
     if isinstance(value, Tensor):
         return value._read() if type(value) is not Tensor else value
     if dtype is None and type(value) in (bool, int, float, complex):
-        key = (type(value), value, like)
+        # -0.0 == 0.0 (and hashes alike): the key keeps the sign apart.
+        key = (type(value), value, like) if type(value) in (bool, int) else (type(value), repr(value), like)
         t = _SCALARS.get(key)
         if t is not None:
             return t

@@ -158,15 +158,8 @@ class GradientTape:
 
 
 def _resolve(t):
-    """A Variable's tape identity inside a traced function is its symbol."""
-    from tfrt.eager.variables import Variable
-
-    if isinstance(t, Variable) and core._TRACING:
-        from tfrt.eager.tracing import current_trace
-
-        trace = current_trace()
-        if trace is not None and id(t) in trace.var_reads and id(t) not in trace.var_writes:
-            return trace.var_reads[id(t)]
+    """The tensor a target or source stands for: a Variable is itself (its
+    reads reach it through their ``copy`` records, traced or not)."""
     return t
 
 

@@ -131,6 +131,10 @@ class Trace:
             self.var_reads[key] = t
         return t
 
+    def alias(self, t: Tensor) -> Tensor:
+        """A new tensor object for the same traced value."""
+        return self.symbol(self.value_of(t, "read"), t._m)
+
     def assign_variable(self, var, value: Tensor) -> None:
         self.var_writes[id(var)] = (var, value)
 
@@ -370,14 +374,14 @@ class Function:
             elif isinstance(a, np.ndarray):
                 key.append(meta_of(a.dtype, a.shape))
             else:
-                key.append(("static", type(a), a))
+                key.append(("static", type(a), _static_key(a)))
         for k in sorted(kwargs):
             v = kwargs[k]
             if isinstance(v, (Tensor, np.ndarray)):
                 raise TypeError(
                     f"@tfrt.function {self.name}: pass tensors positionally (got '{k}=')"
                 )
-            key.append((k, type(v), v))
+            key.append((k, type(v), _static_key(v)))
         if core._SCOPES:
             key.append(self._device())
         return tuple(key)
@@ -468,6 +472,14 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<tfrt.function {self.name} ({len(self._cache)} traced)>"
+
+
+def _static_key(a):
+    """A static argument as the cache key holds it: a float by its repr, so
+    -0.0 is not 0.0 (they compare and hash equal) and a NaN finds its trace."""
+    if type(a) in (float, complex, np.float64, np.float32, np.float16):
+        return repr(a)
+    return a
 
 
 def _mlir_name(name: str) -> str:

@@ -44,6 +44,11 @@ class Variable(Tensor):
                 if core._TAPES:
                     from tfrt.eager.tape import read_variable
 
+                    # Each read is a tensor of its own, as in eager mode (the
+                    # same symbol): a tape links every read to the variable
+                    # once, so reads after an assign, or two reads of one
+                    # value, do not add the same gradient twice.
+                    value = trace.alias(value)
                     read_variable(self, value)
                 return value
         value = self._snapshot()
