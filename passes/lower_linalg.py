@@ -424,13 +424,18 @@ def _lower_reduction(op, b, o, yielded, out, out_dims, iterators, full, exprs, o
             letters = "abcdefghijklmnopqrstuvwxyz"
             ins = b.ins
             spec_in = []
+            covered: set[int] = set()
             for v in (x, y):
                 dims = _dims(maps[arg_index[v]], op)
+                covered.update(dims)
                 spec_in.append("".join(letters[d] for d in dims))
             spec = f"{','.join(spec_in)}->{''.join(letters[d] for d in out_dims)}"
-            partial = b.kernel("tfrt_array.einsum", [ins[arg_index[x]], ins[arg_index[y]]], rtype,
-                               {"shape": i64_array(rtype.get_shape()), "spec": str_attr(spec)})  # fmt: skip
-            return b.combine_init(kind, out, partial, rtype)
+            # (A loop only another operand indexes is not in the spec: einsum
+            # would drop it, and its sum with it; the general path runs it.)
+            if covered >= set(par) | set(red):
+                partial = b.kernel("tfrt_array.einsum", [ins[arg_index[x]], ins[arg_index[y]]], rtype,
+                                   {"shape": i64_array(rtype.get_shape()), "spec": str_attr(spec)})  # fmt: skip
+                return b.combine_init(kind, out, partial, rtype)
     expr = exprs[c] if c in exprs else None
     if expr is None:
         raise cannot_lower(op, "cannot evaluate the reduction body")

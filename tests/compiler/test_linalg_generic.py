@@ -382,3 +382,35 @@ func.func @f() -> tensor<6x3xi32> {{
     (got,) = run(text)
     want = [[x[-(-i // 2), 0] + y[(3 * i + j) % 4] for j in range(3)] for i in range(6)]
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_product_reduced_over_a_loop_only_another_input_indexes():
+    """out[i, j] += x[i] * y[j] for every k of z[k] (z unused in the body):
+    the product is summed 5 times (the einsum shortcut dropped the k loop,
+    which is in neither factor, and gave x[i] * y[j])."""
+    rng = np.random.default_rng(3)
+    x, y, z = rng.standard_normal(2), rng.standard_normal(3), np.zeros(5)
+    text = f"""
+#x = affine_map<(i, j, k) -> (i)>
+#y = affine_map<(i, j, k) -> (j)>
+#z = affine_map<(i, j, k) -> (k)>
+#o = affine_map<(i, j, k) -> (i, j)>
+func.func @f() -> tensor<2x3xf64> {{
+  %a = arith.constant dense<{dense(x)}> : tensor<2xf64>
+  %b = arith.constant dense<{dense(y)}> : tensor<3xf64>
+  %c = arith.constant dense<0.0> : tensor<5xf64>
+  %o = arith.constant dense<0.0> : tensor<2x3xf64>
+  %r = linalg.generic {{indexing_maps = [#x, #y, #z, #o], iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%a, %b, %c : tensor<2xf64>, tensor<3xf64>, tensor<5xf64>) outs(%o : tensor<2x3xf64>) {{
+  ^bb0(%p: f64, %q: f64, %u: f64, %acc: f64):
+    %m = arith.mulf %p, %q : f64
+    %s = arith.addf %acc, %m : f64
+    linalg.yield %s : f64
+  }} -> tensor<2x3xf64>
+  return %r : tensor<2x3xf64>
+}}
+"""
+    (got,) = run(text)
+    (want,) = reference((2, 3, 5), [lambda i, j, k: i, lambda i, j, k: j, lambda i, j, k: k, lambda i, j, k: (i, j)],
+                        [x, y, z], [np.zeros((2, 3))], lambda p, a, b, c, acc: (acc + a * b,))  # fmt: skip
+    np.testing.assert_allclose(got, want, rtol=1e-15)
