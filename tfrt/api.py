@@ -325,9 +325,14 @@ class Call:
         self._exception: BaseException | None = None
         self._start: _Start | None = None  # the task that starts it, on a threaded queue
 
-    def cancel(self) -> None:
-        """Cancel the call (safe from any thread, and after it has finished)."""
+    def cancel(self) -> bool:
+        """Cancel the call (safe from any thread); as ``concurrent.futures``'
+        ``cancel``, a call that has already finished is left as it is and
+        False is returned."""
+        if self.done():
+            return False
         self.request.cancel()
+        return True
 
     @property
     def cancelled(self) -> bool:

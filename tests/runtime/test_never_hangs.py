@@ -407,3 +407,18 @@ def test_random_programs_from_8_threads_never_hang_or_lose_an_error_long():
     # The documented long run (docs/scheduling.md) is --seeds 200.
     out = _stress("--seeds", "100", "--first", "1000", "--calls", "64", timeout=3000)
     assert "0 failing program runs" in out, out
+
+
+def test_cancel_after_the_call_finished_changes_nothing():
+    import tfrt.api
+
+    prog = tfrt.api.load("""
+func.func @f(%n: i32) -> i32 {
+  %one = arith.constant 1 : i32
+  %r = arith.addi %n, %one : i32
+  return %r : i32
+}""")
+    c = prog.submit("f", 100)
+    assert c.result() == 101
+    assert c.cancel() is False
+    assert not c.cancelled and c.result() == 101
