@@ -517,7 +517,7 @@ def operand_samples(op: Op, rng: random.Random, limit: int) -> list[tuple]:
 
 # Operand tuples per op: all pairs of edge values where there are no more,
 # else a draw of them.
-EDGE_SAMPLES = 120
+EDGE_SAMPLES = 96
 
 
 @pytest.mark.parametrize("t", INTS + FLOATS)
@@ -528,7 +528,7 @@ def test_every_op_on_edge_values(t):
     text = []
     for i, op in enumerate(ops):
         samples = operand_samples(op, rng, EDGE_SAMPLES)
-        scalar_constants = rng.sample(samples, min(2, len(samples)))
+        scalar_constants = rng.sample(samples, 1)
         cases.append((op, f"o{i}", samples, scalar_constants))
         text.append(functions(op, f"o{i}", samples, scalar_constants, shapes=False))
     prog = tfrt.api.load("".join(text))

@@ -682,9 +682,7 @@ def _fma(xp, a, b, c, dtype):
     the product split exactly (Dekker), the sum rounded to odd in between and
     to nearest at the end (Boldo and Melquiond's emulation of an FMA); where
     that can underflow or overflow, exact rational arithmetic."""
-    dtype = np.dtype(dtype)
-    if xp is not np:  # pragma: no cover - cupy has a fused multiply-add
-        return xp.asarray(a).dtype.type(0) + xp.fma(a, b, c) if hasattr(xp, "fma") else a * b + c
+    dtype = np.dtype(dtype)  # (numpy only: on a GPU the expression is CUDA C, whose fma rounds once)
     scalar = not any(getattr(v, "ndim", 0) for v in (a, b, c))
     a64, b64, c64 = (np.asarray(st.convert(v, np.float64) if st.is_narrow(getattr(v, "dtype", dtype)) else v,
                                 dtype=np.float64) for v in (a, b, c))
