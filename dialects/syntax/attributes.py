@@ -154,7 +154,11 @@ def parse_int(text: str) -> int:
 def int_attr(text: str, typ: Attribute | None) -> Attribute:
     """An integer literal with an optional type (``42``, ``-1 : i8``, ``0x7FC00000 : f32``)."""
     if typ is None:
-        return IntegerAttr(parse_int(text), i64)
+        value = parse_int(text)
+        # i64 as MLIR's parser: a signed value, or its unsigned bit pattern.
+        if not -(1 << 63) <= value < (1 << 64):
+            raise AttrError("integer constant out of range for attribute")
+        return IntegerAttr(value, i64)
     if isinstance(typ, IntegerType | IndexType):
         value = parse_int(text)
         try:

@@ -392,3 +392,16 @@ def test_matmul_indexing_maps_in_the_attribute_dictionary_are_its_property():
     (op,) = ops(src, "linalg.matmul")
     assert "indexing_maps" not in op.attributes
     assert str(op.properties["indexing_maps"].data[0].data) == "(d0, d1, d2) -> (d2, d0)"
+
+
+# ---------------------------------------------------------------- attributes
+
+
+def test_untyped_integer_attribute_is_an_i64():
+    src = "module attributes {j = -9223372036854775808, k = 18446744073709551615} {\n}\n"
+    out = fixed_point(src)
+    assert "j = -9223372036854775808 : i64" in out and "k = -1 : i64" in out
+
+
+def test_untyped_integer_attribute_beyond_64_bits_is_an_error():
+    error_at("module attributes {k = [99999999999999999999991]} {\n}\n", 1, 25, "out of range")
