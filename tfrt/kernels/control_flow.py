@@ -177,7 +177,21 @@ def _while_finish(condition: AsyncValue, body_args: list, results: list) -> None
     run_when_ready(body_args, lambda: _forward_all(results, [condition] * len(results)))
 
 
-class _WhileLoop:
+class _Loop:
+    """A loop kernel's state; ``run`` steps it, and a failure outside the body's
+    kernels (a BaseException) fails the loop's results before propagating."""
+
+    __slots__ = ()
+
+    def run(self) -> None:
+        try:
+            self._run()
+        except BaseException as exc:
+            _loop_failed(self.exec_ctx, self.results, exc)
+            raise
+
+
+class _WhileLoop(_Loop):
     """``tfrt.while`` with ``parallel_iterations(1)``: the body runs inline while
     the condition is available and true (TFRT's TFRTWhileInlineImpl); a
     condition still pending continues the loop from a task once it resolves."""
@@ -190,13 +204,6 @@ class _WhileLoop:
         self.condition = condition
         self.args = args
         self.results = results
-
-    def run(self) -> None:
-        try:
-            self._run()
-        except BaseException as exc:
-            _loop_failed(self.exec_ctx, self.results, exc)
-            raise
 
     def _run(self) -> None:
         exec_ctx = self.exec_ctx
@@ -302,7 +309,7 @@ def repeat_i32(frame: AsyncKernelFrame):
     return results
 
 
-class _RepeatLoop:
+class _RepeatLoop(_Loop):
     """``tfrt.repeat.i32`` (TFRT's TFRTRepeatI32Block, as one loop).
 
     Blocks of 32 iterations; between blocks it waits for the first loop value
@@ -319,13 +326,6 @@ class _RepeatLoop:
         self.next = 0
         self.passed = args
         self.results = results
-
-    def run(self) -> None:
-        try:
-            self._run()
-        except BaseException as exc:
-            _loop_failed(self.exec_ctx, self.results, exc)
-            raise
 
     def _run(self) -> None:
         exec_ctx = self.exec_ctx
