@@ -381,8 +381,8 @@ say "- ran in 1c: ${GPU_TESTS[*]}"
 N=()
 [ "$XDIST" = 1 ] && N=(-n "$NPROC")
 say ""
-say "\`pytest -q ${N[*]} ${IGNORE[*]}\` with $(left) s left"
-timeout -s INT -k 20 "$(limit 300 12)" env "${TEST_ENV[@]}" "$PY" -m pytest "${PYTEST_OPTS[@]}" -q "${N[@]}" "${IGNORE[@]}" tests >"$OUT/pytest_all.log" 2>&1
+say "\`pytest -q -m 'not slow' ${N[*]} ${IGNORE[*]}\` with $(left) s left (the README's set: the slow stress runs take minutes each)"
+timeout -s INT -k 20 "$(limit 300 12)" env "${TEST_ENV[@]}" "$PY" -m pytest "${PYTEST_OPTS[@]}" -q -m "not slow" "${N[@]}" "${IGNORE[@]}" tests >"$OUT/pytest_all.log" 2>&1
 rc=$?
 pytest_summary "$OUT/pytest_all.log"
 stage_end "$t" "$rc"
