@@ -8,6 +8,15 @@
 The ops are those of ``tfrt.devices.ops`` (one specification per op), run by
 the same kernels as BEF programs and traced by ``@tfrt.function`` into MLIR
 that the compiler lowers.  See docs/eager.md.
+
+Layer 5 of ``tfrt.eager`` (``core < methods < variables < tape < tracing <
+__init__``), the top: it may import every module and re-exports the public
+names (the tape on first use of ``GradientTape``).  The modules are layers
+that import one way, each only from those below it
+(``tests/eager/test_layers.py`` checks it): ``core`` (tensors, op dispatch
+and the hooks through which the layers above plug into it), ``methods``
+(operators), ``variables``, ``tape`` (gradients), ``tracing``
+(``@tfrt.function``).
 """
 
 from __future__ import annotations

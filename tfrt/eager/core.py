@@ -32,6 +32,22 @@ when an error is raised).  An op that fails inside asynchronous work makes
 its results, and everything computed from them, hold the error; ``numpy()``
 raises it with the op and the line that dispatched it.  An error that nobody
 reads is reported as a ``RuntimeWarning`` when its last tensor dies.
+
+Layer 0 of ``tfrt.eager`` (``core < methods < variables < tape < tracing <
+__init__``): imports no other eager module.  The layers above plug into
+dispatch through state kept here, never through imports back up:
+
+* ``_TAPES``: the recording ``GradientTape`` objects of every thread
+  (``tfrt.eager.tape`` adds and removes them).  :func:`_record` hands each op
+  to the tapes of the calling thread (``tape._record(name, ins, outs,
+  attrs)``), :func:`_read_variable` each variable read
+  (``tape._read_variable(var, value)``).
+* the thread's stack of functions being traced (``tfrt.eager.tracing``
+  pushes and pops its ``Trace`` objects with :func:`_push_trace` and
+  :func:`_pop_trace`; ``_TRACING`` counts them over all threads).
+  :func:`current_trace` is the innermost; an op with a traced input goes to
+  its ``add_op``, and variables use its ``read_variable``, ``alias`` and
+  ``assign_variable``.
 """
 
 from __future__ import annotations
@@ -442,6 +458,8 @@ def _ignore(diagnostic) -> None:
     return None
 
 
+# Per thread: ``devices``, the stack of device scopes; ``traces``, the stack
+# of functions being traced.
 _local = threading.local()
 # Number of non-host device scopes active in any thread; while it is zero the
 # fast paths need not look at the thread's scope stack.
@@ -673,18 +691,55 @@ def _host_kernel(name: str, ins: Sequence[Meta], outs: Sequence[Meta], attrs: di
 
 
 # --------------------------------------------------------------------------
-# dispatch
+# tapes and traces: the layers above plug in here (see the module docstring)
 
-# Set by tfrt.eager.tape while a GradientTape records (any thread).
+# The GradientTapes recording in any thread (tfrt.eager.tape adds and removes them).
 _TAPES: list = []
-# Set by tfrt.eager.function while tracing: the thread's trace graph stack.
+# Number of functions being traced in any thread (_push_trace, _pop_trace):
+# while it is zero dispatch need not look at the thread's trace stack.
 _TRACING = 0
 
 
 def _record(name: str, ins, outs, attrs) -> None:
-    from tfrt.eager.tape import record
+    """Hand an op that ran to the tapes recording in this thread."""
+    me = threading.get_ident()
+    for tape in _TAPES:
+        if tape._thread == me:
+            tape._record(name, ins, outs, attrs)
 
-    record(name, ins, outs, attrs)
+
+def _read_variable(var, value) -> None:
+    """Variable ``var`` was read as ``value``: tell the tapes recording in this thread."""
+    me = threading.get_ident()
+    for tape in _TAPES:
+        if tape._thread == me:
+            tape._read_variable(var, value)
+
+
+def current_trace():
+    """The innermost function being traced in this thread (a ``tracing.Trace``), or None."""
+    stack = getattr(_local, "traces", None)
+    return stack[-1] if stack else None
+
+
+def _push_trace(trace) -> None:
+    """Ops with traced inputs go to ``trace`` until the matching :func:`_pop_trace`."""
+    global _TRACING
+    stack = getattr(_local, "traces", None)
+    if stack is None:
+        stack = _local.traces = []
+    stack.append(trace)
+    _TRACING += 1
+
+
+def _pop_trace() -> None:
+    global _TRACING
+    _TRACING -= 1
+    _local.traces.pop()
+
+
+# --------------------------------------------------------------------------
+# dispatch
 
 
 class OpDef:
@@ -740,8 +795,6 @@ class OpDef:
                 ins = _convert_inputs(name, inputs)
                 break
         if _TRACING:
-            from tfrt.eager.tracing import current_trace
-
             trace = current_trace()
             if trace is not None and any(_is_symbolic(t) for t in ins):
                 return trace.add_op(self, ins, attrs)

@@ -6,6 +6,11 @@ it shares the op's metadata function, kernels, gradient and tracing.  Python
 scalars take the other operand's dtype, as numpy's do (``x_f32 + 1`` is f32).
 numpy ufuncs called on tensors (``np.exp(t)``, ``ndarray + t``) dispatch to
 the op of the same meaning and return tensors.
+
+Layer 1 of ``tfrt.eager`` (``core < methods < variables < tape < tracing <
+__init__``): imports only ``core``.  Importing it installs the operators on
+``core.Tensor`` (``tfrt.eager`` does, before anything uses a tensor), so the
+layers above may use them.
 """
 
 from __future__ import annotations

@@ -20,6 +20,13 @@ Trainable variables are watched when read; other tensors with
 gradient functions (``None`` for an input with no gradient); an op listed in
 :data:`NOT_DIFFERENTIABLE` has no gradient, and an op in neither fails the
 gradient call with its name.
+
+Layer 3 of ``tfrt.eager`` (``core < methods < variables < tape < tracing <
+__init__``): may import ``core``, ``methods`` and ``variables``; imports
+only ``core`` (gradient functions call the ops of ``core.FUNCTIONS``).  A
+tape plugs into dispatch by joining ``core._TAPES``: the dispatcher calls
+its ``_record`` for every op, a variable read its ``_read_variable``.
+``tfrt.eager`` loads this module on first use of ``GradientTape``.
 """
 
 from __future__ import annotations
@@ -30,9 +37,11 @@ from typing import Any
 
 import numpy as np
 
+from tfrt.devices.ops import resolve_slice
 from tfrt.eager import core
 from tfrt.eager.core import FUNCTIONS as F
 from tfrt.eager.core import OpError, Tensor, user_site
+from tfrt.tensor.shape import TensorShape
 
 GradFn = Callable[[Sequence[Tensor], Sequence[Tensor], dict, Sequence[Tensor]], list]
 GRADIENTS: dict[str, GradFn] = {}
@@ -104,6 +113,13 @@ class GradientTape:
         self._records.append(_Record(name, ins, outs, attrs))
         for o in outs:
             tracked[id(o)] = o
+
+    def _read_variable(self, var, value) -> None:
+        """``var`` was read as ``value``: watch it (if trainable) and link the two."""
+        if self.watch_accessed_variables and var.trainable:
+            self._tracked[id(var)] = var
+        if value is not var:
+            self._record("copy", (var,), (value,), {})
 
     # -- differentiation --------------------------------------------------------
     def gradient(self, target, sources, output_gradients=None):
@@ -200,26 +216,12 @@ def _like(structure, flat: list):
 
 
 # --------------------------------------------------------------------------
-# hooks called by the dispatcher
+# what the dispatcher and variables call (they live in core, the layer below)
 
-
-def record(name: str, ins, outs, attrs) -> None:
-    me = threading.get_ident()
-    for tape in core._TAPES:
-        if tape._thread == me:
-            tape._record(name, ins, outs, attrs)
-
-
-def read_variable(var, value) -> None:
-    """A variable was read as ``value``: watch it (if trainable) and link the two."""
-    me = threading.get_ident()
-    for tape in core._TAPES:
-        if tape._thread != me:
-            continue
-        if tape.watch_accessed_variables and var.trainable:
-            tape._tracked[id(var)] = var
-        if value is not var:
-            tape._record("copy", (var,), (value,), {})
+# record(name, ins, outs, attrs): an op ran; the tapes of this thread record it.
+record = core._record
+# read_variable(var, value): a variable was read; the tapes of this thread watch it.
+read_variable = core._read_variable
 
 
 # --------------------------------------------------------------------------
@@ -476,9 +478,6 @@ def _concat_grad(ins, outs, attrs, grads):
 
 @_grad("slice")
 def _slice_grad(ins, outs, attrs, grads):
-    from tfrt.devices.ops import resolve_slice
-    from tfrt.tensor.shape import TensorShape
-
     (x,) = ins
     bounds = resolve_slice("slice", TensorShape(x.shape), attrs["begin"], attrs["size"])
     pads = [p for (lo, hi), d in zip(bounds, x.shape) for p in (lo, d - hi)]

@@ -23,6 +23,13 @@ for a signature: ``.mlir`` (the traced high-level MLIR), ``.bef`` (the
 compiled bytes), ``.save(prefix)`` (writes ``prefix.mlir`` and
 ``prefix.bef``, which ``bef_executor prefix.bef --function=NAME
 --input=@x.npy`` runs).
+
+Layer 4 of ``tfrt.eager`` (``core < methods < variables < tape < tracing <
+__init__``): may import every layer below; imports only ``core``.  A trace
+plugs into dispatch with ``core._push_trace``: while it is the thread's
+innermost, ``OpDef.call`` hands it every op with a traced input
+(:meth:`Trace.add_op`) and variables their reads and assignments.  It never
+imports the tape: traced ops reach recording tapes through ``core._record``.
 """
 
 from __future__ import annotations
@@ -45,18 +52,11 @@ from tfrt.eager.core import (
     _Ext,
     _ext_tensor,
     _host_tensor,
+    current_trace,
     meta_of,
     user_site,
 )
 from tfrt.host_context import ExecutionContext, RequestContext
-
-_local = threading.local()
-
-
-def current_trace() -> Trace | None:
-    stack = getattr(_local, "traces", None)
-    return stack[-1] if stack else None
-
 
 # --------------------------------------------------------------------------
 # tracing
@@ -443,16 +443,11 @@ class Function:
                 sym_args.append(trace.parameter(meta_of(a.dtype, a.shape), ("arg", i)))
             else:
                 sym_args.append(a)  # static, or a Variable (read when used)
-        stack = getattr(_local, "traces", None)
-        if stack is None:
-            stack = _local.traces = []
-        stack.append(trace)
-        core._TRACING += 1
+        core._push_trace(trace)
         try:
             result = self.python_function(*sym_args, **kwargs)
         finally:
-            core._TRACING -= 1
-            stack.pop()
+            core._pop_trace()
         leaves: list[Tensor] = []
         structure = _flatten(result, leaves)
         writes = list(trace.var_writes.values())

@@ -7,6 +7,12 @@ work already dispatched keeps the value it read.  Trainable variables are
 watched by every active :class:`~tfrt.eager.tape.GradientTape` when read.
 Inside ``@tfrt.function`` a read is an argument of the compiled function and
 an assignment one of its results, applied when the call returns.
+
+Layer 2 of ``tfrt.eager`` (``core < methods < variables < tape < tracing <
+__init__``): may import ``core`` and ``methods``; imports ``core`` (its
+``assign_add`` uses the operators that ``methods`` installs).  A read
+reaches the tapes and the trace through ``core``'s hooks
+(``core._read_variable``, ``core.current_trace``), not by importing them.
 """
 
 from __future__ import annotations
@@ -36,26 +42,20 @@ class Variable(Tensor):
     def _read(self) -> Tensor:
         """The value ops use (a symbol while tracing); recorded on active tapes."""
         if core._TRACING:
-            from tfrt.eager.tracing import current_trace
-
-            trace = current_trace()
+            trace = core.current_trace()
             if trace is not None:
                 value = trace.read_variable(self)
                 if core._TAPES:
-                    from tfrt.eager.tape import read_variable
-
                     # Each read is a tensor of its own, as in eager mode (the
                     # same symbol): a tape links every read to the variable
                     # once, so reads after an assign, or two reads of one
                     # value, do not add the same gradient twice.
                     value = trace.alias(value)
-                    read_variable(self, value)
+                    core._read_variable(self, value)
                 return value
         value = self._snapshot()
         if core._TAPES:
-            from tfrt.eager.tape import read_variable
-
-            read_variable(self, value)
+            core._read_variable(self, value)
         return value
 
     def value(self) -> Tensor:
@@ -80,9 +80,7 @@ class Variable(Tensor):
                 user_site(),
             )
         if core._TRACING:
-            from tfrt.eager.tracing import current_trace
-
-            trace = current_trace()
+            trace = core.current_trace()
             if trace is not None:
                 trace.assign_variable(self, new)
                 return self
