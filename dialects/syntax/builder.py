@@ -844,7 +844,7 @@ class IRBuilder:
         return UNKNOWN_LOC
 
     def loc_flc(self, c):
-        f, line, col = c
+        f, line, col = c[:3]
         return FileLineColLoc(
             StringAttr(self.string_value(f)), IntAttr(int(line.value)), IntAttr(int(col.value))
         )

@@ -24,7 +24,7 @@ import importlib
 from pathlib import Path
 
 #: The modules merged, in order (a later one may not redefine a name).
-MODULES = ("arith", "linalg", "slices", "memref", "scf", "cf", "printf")
+MODULES = ("arith", "linalg", "slices", "memref", "scf", "cf", "printf", "stablehlo")
 
 
 def _modules():
