@@ -277,9 +277,18 @@ def _body_expr(op: Operation, block: Block, arg_values: dict[SSAValue, str], add
         elif inner.name not in EXPR_OPS:
             raise cannot_lower(op, f"its body holds '{inner.name}', which has no elementwise kernel")
         else:
-            exprs[inner.results[0]] = op_expr(inner, [ref(v) for v in inner._operands])  # noqa: SLF001
+            text = op_expr(inner, [ref(v) for v in inner._operands])  # noqa: SLF001
+            # One expression repeats a value it uses twice: a body whose values
+            # are reused round after round (a hash, a PRNG) grows exponentially.
+            # The general kernel names every value once.
+            if len(text) > _MAX_EXPR:
+                raise cannot_lower(op, "its body is too large for one expression")
+            exprs[inner.results[0]] = text
         inner = inner.next_op
     return exprs
+
+
+_MAX_EXPR = 1 << 16
 
 
 class _Exprs(dict):
