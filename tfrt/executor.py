@@ -80,6 +80,7 @@ from tfrt.async_value import (
     IndirectAsyncValue,
 )
 from tfrt.bef import program as bp
+from tfrt.bef.reader import BEFFormatError
 from tfrt.host_context import ExecutionContext, HostContext, _call_hop, call_hop
 from tfrt.kernels.registry import (
     AsyncKernelFrame,
@@ -369,6 +370,8 @@ def _fail(kp: KernelPlan, exec_ctx: ExecutionContext, exc: BaseException) -> Asy
     """
     if isinstance(exc, KernelError):
         info = ErrorInfo(exc.message, exc.code)
+    elif isinstance(exc, BEFFormatError):  # a callee's body, checked when first called
+        info = ErrorInfo(f"invalid BEF file: {exc}", ErrorCode.INVALID_ARGUMENT)
     else:
         info = ErrorInfo(f"{type(exc).__name__}: {exc}", ErrorCode.INTERNAL)
         if not isinstance(exc, Exception):
@@ -402,6 +405,8 @@ def _invoke(kp: KernelPlan, exec_ctx: ExecutionContext, args: list[AsyncValue]) 
     except BaseException as exc:
         if isinstance(exc, KernelError):
             frame.report_error(exc.message, exc.code)
+        elif isinstance(exc, BEFFormatError):  # a callee's body, checked when first called
+            frame.report_error(f"invalid BEF file: {exc}", ErrorCode.INVALID_ARGUMENT)
         else:
             frame.report_error(f"{type(exc).__name__}: {exc}")
             if not isinstance(exc, Exception):
@@ -1868,15 +1873,34 @@ class BEFProgram:
 
     def _check_kernel_names(self) -> None:
         registry = self.host.registry
-        for name in self.bef.kernel_names:
-            if name in registry:
+        for code, name in enumerate(self.bef.kernel_names):
+            if name not in registry:
+                self._load_error(f"unknown kernel name '{name}'", self._first_use(code, name))
+
+    def _first_use(self, code: int, name: str) -> bp.Location | None:
+        """The location of the first kernel ``code`` of the file (None when
+        no body that can be read uses it).
+
+        Only a load that fails looks: bodies are searched through their
+        columns, and a body that is itself malformed is passed over (it is
+        reported when its function is called, or by ``--verify_all``).
+        """
+        for f in self.bef.functions:
+            if f.kind == bp.NATIVE_FUNCTION:
                 continue
-            message = f"unknown kernel name '{name}'"
-            for f in self.bef.functions:
+            try:
+                cols = f.columns
+            except BEFFormatError:
+                continue
+            if cols is None:  # a function built in memory
                 for k in f.kernels:
                     if k.name == name:
-                        self._load_error(message, KernelSite(name, k.location, self).decoded_location())
-            self._load_error(message)
+                        return KernelSite(name, k.location, self).decoded_location()
+                continue
+            hits = np.flatnonzero(cols.code == code)
+            if len(hits):
+                return KernelSite(name, int(cols.locations[hits[0]]), self).decoded_location()
+        return None
 
     def _make_kernel_plan(
         self, plan: FunctionPlan, kid: int, name: str, location: int, args: tuple[int, ...],

@@ -188,13 +188,21 @@ def format_float(v: float) -> str:
     return "%e" % v
 
 
+class ResultTypeError(Exception):
+    """A result whose value is not of its declared type (a malformed file
+    can return the wrong register)."""
+
+
 def format_value(type_name: str, value: Any) -> str:
-    if type_name == "i1":
-        return "1" if value else "0"
-    if type_name in ("i32", "i64"):
-        return str(int(value))
-    if type_name in ("f32", "f64"):
-        return format_float(value)
+    try:
+        if type_name == "i1":
+            return "1" if value else "0"
+        if type_name in ("i32", "i64"):
+            return str(int(value))
+        if type_name in ("f32", "f64"):
+            return format_float(value)
+    except (TypeError, ValueError):
+        raise ResultTypeError(f"declared {type_name}, the value is a {type(value).__name__}") from None
     return f"{type_name} value"
 
 
@@ -353,6 +361,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except Exception as exc:  # a bug, still no traceback: say what and exit 1
+        sys.stdout.flush()
+        sys.stderr.write(f"{PROG}: internal error: {type(exc).__name__}: {exc}\n")
+        return 1
 
 
 def _main(argv: list[str]) -> int:
@@ -424,20 +436,28 @@ def _main(argv: list[str]) -> int:
 
 
 def _run(opts: Options, data: Any, host: Any, diags: RuntimeDiagnostics, sink: Any) -> int:
-    from tfrt.bef.reader import BEFFormatError, read_bef
-    from tfrt.executor import BEFProgram, ProgramLoadError, set_recursion_limit
-    from tfrt.tracing import ChromeTracer, Tracer
+    from tfrt.bef.reader import BEFFormatError
 
+    # A malformed file is an error naming the section, the offset and (for
+    # a function body) the function, wherever it is found: the structure
+    # and the tables now, each body when its function is first called (all
+    # of them now with --verify_all).
     try:
-        # Function bodies are checked when first called (all of them first
-        # with --verify_all).
-        bef = read_bef(data, lazy=True)
-        if opts.verify_all:
-            bef.verify()
+        return _load_and_run(opts, data, host, diags, sink)
     except BEFFormatError as exc:
         sys.stdout.flush()
         sys.stderr.write(f"{PROG}: error: invalid BEF file: {exc}\n")
         return 1
+
+
+def _load_and_run(opts: Options, data: Any, host: Any, diags: RuntimeDiagnostics, sink: Any) -> int:
+    from tfrt.bef.reader import read_bef
+    from tfrt.executor import BEFProgram, ProgramLoadError, set_recursion_limit
+    from tfrt.tracing import ChromeTracer, Tracer
+
+    bef = read_bef(data, lazy=True)
+    if opts.verify_all:
+        bef.verify()
     try:
         program = BEFProgram.load(bef, host)
     except ProgramLoadError:
@@ -450,18 +470,16 @@ def _run(opts: Options, data: Any, host: Any, diags: RuntimeDiagnostics, sink: A
         program.tracer = tracer
     set_recursion_limit()
 
+    if opts.benchmark and not opts.function:
+        named = [f.name for f in program.functions if f.name]
+        if len(named) != 1:
+            sys.stderr.write(f"{PROG}: error: --benchmark needs --function=NAME (have: {', '.join(named)})\n")
+            return 1
+        opts.function = named[0]
     try:
-        if opts.benchmark and not opts.function:
-            named = [f.name for f in program.functions if f.name]
-            if len(named) != 1:
-                sys.stderr.write(f"{PROG}: error: --benchmark needs --function=NAME (have: {', '.join(named)})\n")
-                return 1
-            opts.function = named[0]
         status = _invoke(opts, program, host, diags) if opts.function else _run_all(opts, program, host, sink)
-    except BEFFormatError as exc:  # a function body, checked when first called
-        sys.stdout.flush()
-        sys.stderr.write(f"{PROG}: error: invalid BEF file: {exc}\n")
-        return 1
+    except ProgramLoadError:  # reported at the kernel (a bad attribute, checked when first called)
+        return diags.verify() or 1
     if chrome is not None:
         try:
             chrome.write(opts.trace)
@@ -486,48 +504,63 @@ def _run_all(opts: Options, program: Any, host: Any, sink: Any) -> int:
         functions = list(program.functions)
 
     init = program.function(opts.test_init_function) if opts.test_init_function else None
+    status = 0
     if init is not None:
-        _run_function(init, host, opts, sink)
+        status |= _run_function(init, host, opts, sink)
     for fn in functions:
         if fn is not init:
-            _run_function(fn, host, opts, sink)
-    return 0
+            status |= _run_function(fn, host, opts, sink)
+    return status
 
 
-def _run_function(fn: Any, host: Any, opts: Options, sink: Any) -> None:
+def _run_function(fn: Any, host: Any, opts: Options, sink: Any) -> int:
+    """Run one function as TFRT's driver does; 1 when its results cannot be
+    printed (0 otherwise: runtime errors go to the diagnostics)."""
     from tfrt.bef import program as bp
+    from tfrt.executor import ProgramLoadError
 
     out = sys.stdout
     if fn.arg_types:
         out.write(f"--- Not running '{fn.name}' because it has arguments.\n")
         out.flush()
-        return
+        return 0
     if not fn.name:
-        return
+        return 0
     out.write(f"--- Running '{fn.name}':\n")
     out.flush()
     if sink is not None:
         sink.push_scope(f"Function: {fn.name}")
+    status = 0
     try:
         exec_ctx = host.new_execution_context()
-        results = fn.execute(exec_ctx, [])
+        try:
+            results = fn.execute(exec_ctx, [])
+        except ProgramLoadError:  # reported at the kernel (a bad attribute, checked when first called)
+            return 0
         host.await_values(results)
         if results:
             if fn.kind == bp.SYNC_FUNCTION and any(r.error is not None for r in results):
                 err = next(r.error for r in results if r.error is not None)
                 line = f"<<error: {err.message}>>"
             else:
-                line = ",".join(
-                    format_result(t, r, opts.print_error_code)
-                    for t, r in zip(fn.result_types, results)
-                )
-            out.write(f"'{fn.name}' returned {line}\n")
-            out.flush()
+                try:
+                    line = ",".join(
+                        format_result(t, r, opts.print_error_code)
+                        for t, r in zip(fn.result_types, results)
+                    )
+                except ResultTypeError as exc:
+                    out.flush()
+                    sys.stderr.write(f"{PROG}: error: '{fn.name}' returned a value of the wrong type: {exc}\n")
+                    line, status = None, 1
+            if line is not None:
+                out.write(f"'{fn.name}' returned {line}\n")
+                out.flush()
         del results, exec_ctx
         host.quiesce()
     finally:
         if sink is not None:
             sink.pop_scope()
+    return status
 
 
 def _invoke(opts: Options, program: Any, host: Any, diags: RuntimeDiagnostics) -> int:

@@ -247,10 +247,18 @@ def _bef_to_mlir(args: argparse.Namespace) -> int:
     except DiagnosticError as e:
         sys.stderr.write(e.render())
         return 1
+    except UnicodeEncodeError as e:  # the printer writes names and strings as UTF-8
+        text = e.object if isinstance(e.object, str) else str(e.object)
+        shown = text.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+        sys.stderr.write(f"{filename}: error: the file holds a name or string that is not UTF-8, "
+                         f"which MLIR text cannot hold: '{shown}'\n")  # fmt: skip
+        return 1
     except Exception as e:  # a bug or a broken dialect: still no traceback
         sys.stderr.write(f"{filename}: error: internal error: {type(e).__name__}: {e}\n")
         return 1
-    _write_output(args.output, text.encode("utf-8"))
+    # Names and strings the file holds that are not UTF-8 were read with
+    # surrogateescape: they go back out as the same bytes.
+    _write_output(args.output, text.encode("utf-8", "surrogateescape"))
     return 0
 
 

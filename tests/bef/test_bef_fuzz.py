@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import struct
 
+import pytest
+
 from bef_testing import SAMPLES, parse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -178,3 +180,123 @@ def test_executor_runs_or_rejects_mutated_programs(data):
             host.await_values(results)
     finally:
         host.shutdown()
+
+
+# ---------------------------------------------------------------------------
+# The tools on mutated files (tests/bef/bef_fuzz.py): exit 0 or 1, no
+# traceback, no internal error, no hang, and every format error names its
+# section and offset (and a body's function).
+
+
+def _tool_fuzz(count: int, seed: int):
+    import bef_fuzz
+
+    totals = bef_fuzz.fuzz(count, seed, timeout=20.0)
+    failures = "\n".join(f"{label} {tool}: {found}\n{err}" for label, tool, found, err in totals.failures[:5])
+    assert totals.failed == 0, totals.summary() + "\n" + failures
+    return totals
+
+
+def test_tools_on_mutated_files():
+    totals = _tool_fuzz(200, seed=7)
+    # The mutations reach every outcome: rejected files and files that run.
+    assert totals.rejected["bef_executor"] > 50 and totals.accepted["bef_executor"] > 10
+    assert totals.rejected["tfrt_translate"] > 50
+
+
+@pytest.mark.slow
+def test_tools_on_5000_mutated_files():
+    _tool_fuzz(5000, seed=0)
+
+
+def _program_with_unknown_kernel_and_bad_body() -> bytes:
+    """An unknown kernel in the last function, and a first function whose body is malformed."""
+    text = CALLS + '\nfunc.func @odd() {\n  "no.such_kernel"() : () -> ()\n  "tfrt.return"() : () -> ()\n}\n'
+    blob = bytearray(write_bef(parse(text)))
+    bef = read_bef(bytes(blob), lazy=True)
+    f_start = _section_start(bytes(blob), enc.SectionId.FUNCTIONS)
+    first = bef.functions[0]
+    assert first.name == "add"
+    body = f_start + _body_offset(bef, 0)
+    blob[body + 8 : body + 12] = struct.pack("<I", 0xFFFFFFFF)  # the column widths
+    return bytes(blob)
+
+
+def _section_start(data: bytes, sid: int) -> int:
+    pos = 3
+    while pos < len(data):
+        this = data[pos]
+        length, pos = enc.decode_vbr(data, pos + 1, len(data))
+        if length & 1:
+            pos += 1 + enc.padding_for(pos + 1, data[pos])
+        if this == sid:
+            return pos
+        pos += length >> 1
+    raise AssertionError("no such section")
+
+
+def _body_offset(bef, index: int) -> int:
+    return bef.functions[index]._loader.entries[index][1]
+
+
+def test_unknown_kernel_with_a_malformed_body_is_a_load_error():
+    """The load error names the unknown kernel at its use; the malformed body
+    of another function does not turn it into a BEFFormatError (it used to:
+    the search for the use decoded every body outside the handler)."""
+    from tfrt.executor import BEFProgram, ProgramLoadError
+    from tfrt.host_context import HostContext
+
+    data = _program_with_unknown_kernel_and_bad_body()
+    errors: list = []
+    host = HostContext(diag_handler=errors.append)
+    try:
+        with pytest.raises(ProgramLoadError, match="unknown kernel name 'no.such_kernel'"):
+            BEFProgram.load(read_bef(data, lazy=True), host)
+    finally:
+        host.shutdown()
+    assert errors and "no.such_kernel" in errors[0].message
+
+
+# Two functions and a call, every kernel registered.
+CALLS = """
+func.func @add(%a: i32, %b: i32) -> i32 {
+  %c = "tfrt.add.i32"(%a, %b) : (i32, i32) -> i32
+  "tfrt.return"(%c) : (i32) -> ()
+}
+func.func @main() -> i32 {
+  %one = "tfrt.constant.i32"() {value = 1 : i32} : () -> i32
+  %t = "tfrt.call"(%one, %one) {callee = @add} : (i32, i32) -> i32
+  "tfrt.return"(%t) : (i32) -> ()
+}
+"""
+CALLS_BEF = write_bef(parse(CALLS))
+
+
+def test_load_decodes_no_function_body():
+    from tfrt.executor import BEFProgram
+    from tfrt.host_context import HostContext
+
+    bef = read_bef(CALLS_BEF, lazy=True)
+    host = HostContext()
+    try:
+        BEFProgram.load(bef, host)
+    finally:
+        host.shutdown()
+    assert all(f._columns is None for f in bef.functions)
+
+
+def test_bef_executor_reports_a_malformed_callee_and_exits_1(tmp_path, capsys):
+    """A body checked only when a kernel calls it: the error names the
+    section, the offset and the function, and the exit status is 1."""
+    from tfrt.tools.bef_executor import main
+
+    blob = bytearray(CALLS_BEF)
+    bef = read_bef(CALLS_BEF, lazy=True)
+    body = _section_start(CALLS_BEF, enc.SectionId.FUNCTIONS) + _body_offset(bef, 0)
+    blob[body + 8 : body + 12] = struct.pack("<I", 0xFFFFFFFF)
+    path = tmp_path / "bad_callee.bef"
+    path.write_bytes(bytes(blob))
+    assert main([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "invalid BEF file: BEF Functions section at offset" in err and "function 0 ('add')" in err
