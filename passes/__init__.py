@@ -61,6 +61,10 @@ PASSES: dict[str, tuple[str, str]] = {
         "Report each op's stream (id, cost, parent, children) as remarks",
     ),
     # The compiler: high-level dialects -> kernel IR (docs/compiler.md).
+    "stablehlo-legalize-to-linalg": (
+        "tfrt.passes.stablehlo_to_linalg:StablehloLegalizeToLinalgPass",
+        "Convert StableHLO and CHLO ops to linalg, tensor, arith, math and scf",
+    ),
     "specialize-shapes": (
         "tfrt.passes.specialize_shapes:SpecializeShapesPass",
         "Make dynamic dimensions static where constants, casts and outs operands fix them",

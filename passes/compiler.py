@@ -7,7 +7,7 @@ high-level dialects, so that ``bef_executor`` and ``tfrt.api.load`` know to
 compile a ``.mlir`` input before writing BEF.
 
     >>> default_pipeline("cpu", 0)
-    'specialize-shapes,expand-arith,lower-check,decompose-linalg,lower-linalg,lower-tensor,lower-arith,lower-math,lower-printf,lower-scf,lower-func,place-devices{device=cpu},insert-chains'
+    'stablehlo-legalize-to-linalg,specialize-shapes,expand-arith,lower-check,decompose-linalg,lower-linalg,lower-tensor,lower-arith,lower-math,lower-printf,lower-scf,lower-func,place-devices{device=cpu},insert-chains'
 """
 
 from __future__ import annotations
@@ -21,10 +21,13 @@ if TYPE_CHECKING:
     from xdsl.ir import Operation
 
 # Ops of these dialects must be lowered before BEF can hold them.
-HIGH_LEVEL_DIALECTS = frozenset({"arith", "math", "scf", "tensor", "linalg", "printf", "check", "util"})
+HIGH_LEVEL_DIALECTS = frozenset({"arith", "math", "scf", "tensor", "linalg", "printf", "check", "util",
+                                 "stablehlo", "chlo", "complex"})  # fmt: skip
 # func.func is the container kernel IR keeps; its calls and returns are lowered.
 HIGH_LEVEL_FUNC_OPS = frozenset({"func.call", "func.return"})
 
+# Input dialects become linalg/tensor/arith/math/scf first (a no-op without them).
+INPUT_CONVERSION = ("stablehlo-legalize-to-linalg",)
 LOWERING = ("specialize-shapes", "expand-arith", "lower-check", "decompose-linalg", "lower-linalg", "lower-tensor", "lower-arith", "lower-math", "lower-printf", "lower-scf", "lower-func")
 DEVICES = ("cpu", "gpu")
 
@@ -39,8 +42,9 @@ def default_pipeline(device: str = "cpu", opt_level: int = 2, cuda_graph: bool =
         raise ValueError(f"CUDA graphs need --device=gpu (the device is '{device}')")
     place = [f"place-devices{{device={device}}}", *(["outline-cuda-graphs"] if cuda_graph else []), "insert-chains"]
     if opt_level <= 0:
-        return ",".join([*LOWERING, *place])
+        return ",".join([*INPUT_CONVERSION, *LOWERING, *place])
     passes = [
+        *INPUT_CONVERSION,
         # Calls between functions of the module cost a nested execution each
         # at run time; as MLIR's default pipelines do, inline them first.
         "inline{default-pipeline=\"\"}",

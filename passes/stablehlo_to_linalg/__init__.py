@@ -1,0 +1,207 @@
+"""``stablehlo-legalize-to-linalg``: StableHLO and CHLO -> linalg, tensor, arith, math, scf.
+
+The input JAX, TensorFlow and PyTorch/XLA export (docs/stablehlo.md) becomes
+the ops the rest of the lowering knows, in the manner of StableHLO's own
+StablehloToLinalg conversion:
+
+* element-wise ops (and ``compare``, ``select``, ``clamp``, ``convert``,
+  CHLO's ``broadcast_*`` and unary functions): a ``linalg.generic`` whose
+  body is the ``arith``/``math`` op on one element (:mod:`.scalar`);
+* ``broadcast_in_dim``, ``broadcast``, ``reverse``, ``iota``: a
+  ``linalg.generic`` whose indexing maps broadcast or reverse;
+* ``reshape``, ``transpose``, ``concatenate``, ``slice``, ``pad`` (negative
+  and interior too), ``dynamic_slice``, ``dynamic_update_slice`` (start
+  indices clamped as the specification says): ``tensor`` ops and
+  ``linalg.transpose``/``linalg.fill``;
+* ``dot``, ``dot_general`` (any batch and contracting dimensions): a
+  ``linalg.generic`` contraction, the product computed in the result type;
+* ``reduce`` (any body, several operands): a ``linalg.generic`` reduction
+  whose body is the reducer on scalars;
+* ``while``, ``if``, ``case``: ``scf.while``, ``scf.if``, ``scf.index_switch``;
+* the ops in :mod:`.windows`, :mod:`.gather_scatter` and :mod:`.misc`
+  (convolution, reduce_window, select_and_scatter, gather, scatter, sort,
+  rng_bit_generator, cholesky, triangular_solve, fft, ...) where present.
+
+Integer element types become signless throughout (function signatures
+too); ``ui*`` operands pick the unsigned ``arith`` ops.  An op the
+conversion does not take — ``custom_call`` (named by its target),
+collectives, dynamic shapes — is an error at the op's location.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, ModuleOp, TensorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from tfrt.passes.lowering import replace
+
+from .common import Emitter, attr, cannot_lower, signless
+from .scalar import ELEMENTWISE, scalar_op
+from . import structural as S
+
+Converter = Callable[[Operation, Emitter], list[SSAValue]]
+
+CONVERSIONS: dict[str, Converter] = {
+    "stablehlo.constant": S.convert_constant,
+    "stablehlo.iota": S.convert_iota,
+    "stablehlo.broadcast_in_dim": S.convert_broadcast_in_dim,
+    "stablehlo.broadcast": S.convert_broadcast,
+    "stablehlo.reshape": S.convert_reshape,
+    "stablehlo.transpose": S.convert_transpose,
+    "stablehlo.concatenate": S.convert_concatenate,
+    "stablehlo.slice": S.convert_slice,
+    "stablehlo.dynamic_slice": S.convert_dynamic_slice,
+    "stablehlo.dynamic_update_slice": S.convert_dynamic_update_slice,
+    "stablehlo.pad": S.convert_pad,
+    "stablehlo.reverse": S.convert_reverse,
+    "stablehlo.dot_general": S.convert_dot_general,
+    "stablehlo.dot": S.convert_dot,
+    "stablehlo.reduce": S.convert_reduce,
+    "stablehlo.while": S.convert_while,
+    "stablehlo.if": S.convert_if,
+    "stablehlo.case": S.convert_case,
+}
+for _name in ELEMENTWISE:
+    CONVERSIONS.setdefault(_name, S.convert_elementwise)
+
+# Ops whose region is a body on scalars: their inner ops are read, not converted.
+SCALAR_BODIES = {"stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatter",
+                 "stablehlo.select_and_scatter", "stablehlo.sort", "stablehlo.map"}  # fmt: skip
+
+# Modules that add conversions (each defines CONVERSIONS: name -> function).
+EXTENSIONS = ("windows", "gather_scatter", "misc")
+
+
+def _load_extensions() -> None:
+    for mod in EXTENSIONS:
+        try:
+            m = importlib.import_module(f"{__name__}.{mod}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{mod}":
+                raise
+            continue
+        CONVERSIONS.update(getattr(m, "CONVERSIONS", {}))
+
+
+_load_extensions()
+
+
+def _identity(op: Operation, e: Emitter) -> list[SSAValue]:
+    return list(op.operands)
+
+
+CONVERSIONS["stablehlo.optimization_barrier"] = _identity
+
+
+def _chlo_broadcast(op: Operation, e: Emitter) -> list[SSAValue]:
+    """CHLO's implicitly broadcasting binary ops: numpy's rule (trailing
+    dimensions aligned) or ``broadcast_dimensions``; then the StableHLO op."""
+    from xdsl.ir.affine import AffineConstantExpr, AffineMap
+
+    from .common import d, int_list, shape, static_type
+
+    out_t = static_type(op, op.results[0].type)
+    out_t = TensorType(signless(out_t.element_type), out_t.get_shape())
+    out_shape = out_t.get_shape()
+    rank = len(out_shape)
+    dims = int_list(op, "broadcast_dimensions")
+    maps = []
+    shapes = [shape(static_type(op, o.type)) for o in op.operands]
+    max_rank = max(len(s) for s in shapes)
+    for s in shapes:
+        if dims is not None and len(s) < max_rank:
+            placed = list(dims)
+        else:
+            placed = list(range(rank - len(s), rank))
+        exprs = [AffineConstantExpr(0) if (n == 1 and out_shape[p] != 1) else d(p) for n, p in zip(s, placed)]
+        maps.append(AffineMap(rank, 0, tuple(exprs)))
+    base = "stablehlo." + op.name.removeprefix("chlo.broadcast_")
+    return [e.map(list(op.operands), out_t, lambda inner, args: scalar_op(inner, op, args, base), maps)]
+
+
+def _convert(op: Operation) -> None:
+    name = op.name
+    if name == "stablehlo.custom_call":
+        target = attr(op, "call_target_name")
+        target = getattr(target, "data", target)
+        raise cannot_lower(op, f"custom_call target '{target}' is not supported")
+    fn = CONVERSIONS.get(name)
+    if fn is None and name.startswith("chlo.broadcast_"):
+        fn = _chlo_broadcast
+    if fn is None:
+        raise cannot_lower(op, "no conversion to linalg for this op")
+    e = Emitter(op)
+    results = fn(op, e)
+    replace(op, e.ops, results)
+
+
+def _collect(block: Block, out: list[Operation]) -> None:
+    for op in block.ops:
+        dialect = op.name.split(".", 1)[0]
+        ours = dialect in ("stablehlo", "chlo")
+        if not (ours and op.name in SCALAR_BODIES):
+            for region in op.regions:
+                for b in region.blocks:
+                    _collect(b, out)
+        if ours and op.name != "stablehlo.return":
+            out.append(op)
+
+
+def _signless_everywhere(module: ModuleOp) -> None:
+    """Integer element types signless: values, block arguments, function types, constants."""
+    from tfrt.dialects.fastir import walk
+
+    for op in walk(module):
+        for r in op.results:
+            t = signless(r.type)
+            if t is not r.type:
+                r._type = t  # noqa: SLF001 - retyping in place
+        for region in op.regions:
+            for b in region.blocks:
+                for a in b.args:
+                    t = signless(a.type)
+                    if t is not a.type:
+                        a._type = t  # noqa: SLF001
+        ft = op.properties.get("function_type")
+        if isinstance(ft, FunctionType):
+            ins = [signless(t) for t in ft.inputs.data]
+            outs = [signless(t) for t in ft.outputs.data]
+            if ins != list(ft.inputs.data) or outs != list(ft.outputs.data):
+                op.properties["function_type"] = FunctionType.from_lists(ins, outs)
+        for table in (op.properties, op.attributes):
+            for key, value in list(table.items()):
+                if isinstance(value, DenseIntOrFPElementsAttr) and signless(value.type) != value.type:
+                    table[key] = S._signless_dense(value)
+
+
+def _has_input_ops(module: ModuleOp) -> bool:
+    from tfrt.dialects.fastir import walk
+
+    return any(op.name.startswith(("stablehlo.", "chlo.")) for op in walk(module))
+
+
+@dataclass(frozen=True)
+class StablehloLegalizeToLinalgPass(ModulePass):
+    """Convert StableHLO and CHLO ops to linalg/tensor/arith/math/scf; integer
+    types become signless.  An op it cannot convert is an error at its location."""
+
+    name = "stablehlo-legalize-to-linalg"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not _has_input_ops(op):
+            return
+        todo: list[Operation] = []
+        for region in op.regions:
+            for b in region.blocks:
+                _collect(b, todo)
+        for o in todo:
+            if o.parent is None:
+                continue  # already replaced by an earlier conversion (a tuple's get_tuple_element)
+            _convert(o)
+        _signless_everywhere(op)
