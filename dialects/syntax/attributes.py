@@ -314,6 +314,8 @@ _HEX_INT = re.compile(r"(?<![\w.])(-?)0[xX]([0-9a-fA-F]+)")
 _BOOLEAN = re.compile(r"\b(?:true|false)\b")
 # `1.` and `1.e3`: MLIR float literals that JSON does not read.
 _BARE_DOT = re.compile(r"(?<=[0-9])\.(?![0-9])")
+# Decimal numbers with leading zeros (`09.0`, `007`), which MLIR reads and JSON does not.
+_LEADING_ZEROS = re.compile(r"(?<![0-9A-Za-z_.])0+(?=[0-9])")
 
 
 def _json_body(body: str, hex_as_bits: bool = False):
@@ -327,7 +329,7 @@ def _json_body(body: str, hex_as_bits: bool = False):
         pass
     # Forms JSON lacks (rare, so the slow path is fine): hexadecimal
     # integers, and floats written `1.` or `1.e3`.
-    fixed = _BARE_DOT.sub(".0", text)
+    fixed = _LEADING_ZEROS.sub("", _BARE_DOT.sub(".0", text))
     if hex_as_bits:
         fixed = _HEX_INT.sub(lambda m: f'"{m.group(1)}0x{m.group(2)}"', fixed)
     else:
