@@ -333,8 +333,11 @@ class _StructAttr(ParametrizedAttribute):
                 parser.parse_punctuation("=")
                 values[key] = cls._parse_value(parser, kinds[key])
                 if parser.parse_optional_punctuation(",") is None:
+                    parser.parse_punctuation(">")
                     break
-            parser.parse_punctuation(">")
+                # StableHLO's struct parser takes a trailing comma.
+                if parser.parse_optional_punctuation(">") is not None:
+                    break
         missing = [n for n in cls.REQUIRED if n not in values]
         if missing:
             parser.raise_error(f"struct is missing required parameter: {missing[0]}")
