@@ -48,15 +48,78 @@ class ImportError_(Exception):  # noqa: N801 - not the builtin
     """A model the importer cannot translate (the message names the node)."""
 
 
+class StaticInputNeeded(ImportError_):
+    """A value that fixes a shape (axes, a shape, pads, repeats, sizes, k)
+    depends on graph inputs: the program can only be compiled for given
+    values of ``inputs`` (what ``tfrt.onnx.backend`` does at run time)."""
+
+    def __init__(self, message: str, inputs: tuple[str, ...]):
+        super().__init__(message)
+        self.inputs = inputs
+
+
 # ---------------------------------------------------------------------------
 # Types
 
 
-_ELEMENT = {
-    np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.float16): "f16",
-    np.dtype(np.int64): "i64", np.dtype(np.int32): "i32", np.dtype(np.int8): "i8",
-    np.dtype(np.bool_): "i1", np.dtype(np.uint8): "ui8",
-}  # fmt: skip
+def _element_table() -> dict:
+    import ml_dtypes as md
+
+    table = {
+        np.float32: "f32", np.float64: "f64", np.float16: "f16", np.int64: "i64", np.int32: "i32",
+        np.int16: "i16", np.int8: "i8", np.bool_: "i1", np.uint8: "ui8", np.uint16: "ui16",
+        np.uint32: "ui32", np.uint64: "ui64", md.bfloat16: "bf16", md.float8_e4m3fn: "f8E4M3FN",
+        md.float8_e4m3fnuz: "f8E4M3FNUZ", md.float8_e5m2: "f8E5M2", md.float8_e5m2fnuz: "f8E5M2FNUZ",
+        md.float8_e8m0fnu: "f8E8M0FNU", md.float4_e2m1fn: "f4E2M1FN", md.int4: "i4", md.uint4: "ui4",
+        md.int2: "i2", md.uint2: "ui2",
+    }  # fmt: skip
+    for name, mlir in (("float6_e2m3fn", "f6E2M3FN"), ("float6_e3m2fn", "f6E3M2FN")):
+        if hasattr(md, name):
+            table[getattr(md, name)] = mlir
+    return {np.dtype(k): v for k, v in table.items()}
+
+
+_ELEMENT = _element_table()
+# Element types numpy itself does not define (ml_dtypes' small floats and
+# integers): constants of them are written in a wider type and converted.
+_SMALL = {k for k, v in _ELEMENT.items() if k.kind == "V" or v[0] in "bf" and v not in ("f16", "f32", "f64")}
+
+
+def is_float(dtype) -> bool:
+    """Whether ``dtype`` is a floating-point type (numpy's or ml_dtypes')."""
+    return _ELEMENT.get(np.dtype(dtype), "")[:1] in ("f", "b")
+
+
+def bits(dtype) -> int:
+    """The width of an element type in bits."""
+    el = _ELEMENT[np.dtype(dtype)]
+    if el == "i1":
+        return 1
+    if el.startswith("bf"):
+        return 16
+    m = re.match(r"u?i(\d+)|f(\d+)", el)
+    return int(m.group(1) or m.group(2))
+
+
+def signless_dtype(dtype) -> np.dtype:
+    """The signed integer type of ``dtype``'s width (unsigned types compute
+    as signless integers with the unsigned ops)."""
+    import ml_dtypes as md
+
+    return np.dtype({8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64, 4: md.int4, 2: md.int2}[bits(dtype)]) \
+        if kind(dtype) == "u" else np.dtype(dtype)
+
+
+def kind(dtype) -> str:
+    """'f' (any float), 'b' (bool), 'u' (unsigned) or 'i' (signed integer)."""
+    el = _ELEMENT.get(np.dtype(dtype))
+    if el is None:
+        raise ImportError_(f"unsupported element type {np.dtype(dtype)}")
+    if el == "i1":
+        return "b"
+    if el[0] in "fb":
+        return "f"
+    return "u" if el.startswith("ui") else "i"
 
 
 def _float(v: float) -> str:
@@ -100,11 +163,15 @@ _RESOURCE_KEY = re.compile(r"[^A-Za-z0-9_.]+")
 
 
 def _float_literal(v: float, dtype) -> str:
+    if math.isnan(v):
+        return {"f32": "0x7FC00000", "f64": "0x7FF8000000000000", "f16": "0x7E00", "bf16": "0x7FC0"}[_elem(dtype)]
     if math.isinf(v):
-        bits = {"f32": "0xFF800000", "f64": "0xFFF0000000000000", "f16": "0xFC00"}[_elem(dtype)]
-        if v > 0:
-            bits = {"f32": "0x7F800000", "f64": "0x7FF0000000000000", "f16": "0x7C00"}[_elem(dtype)]
-        return bits
+        neg = {"f32": "0xFF800000", "f64": "0xFFF0000000000000", "f16": "0xFC00", "bf16": "0xFF80", "f8E5M2": "0xFC"}
+        pos = {"f32": "0x7F800000", "f64": "0x7FF0000000000000", "f16": "0x7C00", "bf16": "0x7F80", "f8E5M2": "0x7C"}
+        table = pos if v > 0 else neg
+        if _elem(dtype) not in table:
+            raise ImportError_(f"{_elem(dtype)} has no infinity")
+        return table[_elem(dtype)]
     return _float(float(np.asarray(v, dtype)))
 
 
@@ -137,7 +204,15 @@ class Emitter:
         """``a`` as an ``arith.constant``: a literal when it is small or a splat,
         else ``dense_resource<key>`` with its bytes in the resource section
         (``key`` names it after the weight it came from)."""
-        a = np.ascontiguousarray(a)
+        a = np.asarray(a)
+        a = np.ascontiguousarray(a).reshape(a.shape)  # (ascontiguousarray makes a 0-d array 1-d)
+        if a.dtype in _SMALL:
+            # Written in f32 (or i8/ui8) and converted: exact, these values
+            # are all representable there.
+            wide = np.dtype(np.float32) if is_float(a.dtype) else np.dtype(np.int8 if kind(a.dtype) == "i" else np.uint8)
+            w = self.constant(a.astype(wide), key)
+            op = "arith.truncf" if is_float(a.dtype) else "arith.trunci"
+            return self.elementwise([w], w.shape, a.dtype, lambda args, el: [f"%r = {op} {args[0]} : {_elem(wide)} to {el}"])
         ckey = (a.dtype.str, a.shape, a.tobytes()) if a.size <= 64 else (a.dtype.str, a.shape, id(a))
         hit = self.const_cache.get(ckey)
         if hit is not None:
@@ -145,6 +220,8 @@ class Emitter:
         name = self.fresh()
         if a.dtype == np.bool_:
             data = self._nested(a, lambda b: "true" if b else "false")
+        elif a.size == 0:
+            data = "dense<>"
         elif a.size == 1 or (a.size > 1 and a.dtype.kind == "f" and np.all(a == a.ravel()[0])):
             v = a.ravel()[0]
             data = f"dense<{_float_literal(float(v), a.dtype) if a.dtype.kind == 'f' else int(v)}>"
@@ -203,7 +280,7 @@ class Emitter:
 
     def scalar(self, v: float, dtype) -> str:
         name = self.fresh()
-        lit = _float_literal(v, dtype) if np.dtype(dtype).kind == "f" else str(int(v))
+        lit = _float_literal(v, dtype) if is_float(dtype) else str(int(v))
         self.emit(f"{name} = arith.constant {lit} : {_elem(dtype)}")
         return name
 
@@ -249,6 +326,15 @@ class Emitter:
         shape = tuple(int(d) for d in shape)
         if shape == v.shape:
             return v
+        if not shape or not v.shape:
+            # To or from rank 0: a collapse or an expand of unit dimensions.
+            name = self.fresh()
+            out = Value(name, shape, v.dtype)
+            if not shape:
+                self.emit(f"{name} = tensor.collapse_shape {v.name} [] : {v.type} into {out.type}")
+            else:
+                self.emit(f"{name} = tensor.expand_shape {v.name} [] output_shape [{', '.join(map(str, shape))}] : {v.type} into {out.type}")
+            return out
         s = self.constant(np.array(shape, np.int64))
         name = self.fresh()
         out = Value(name, shape, v.dtype)
@@ -270,6 +356,10 @@ class Emitter:
     def elementwise(self, inputs: list[Value], out_shape, out_dtype, body: Callable[[list[str], str], list[str]]) -> Value:
         """A linalg.generic over ``out_shape``; inputs broadcast numpy-style.
         ``body(args, out_elem)`` returns the body's lines, the last value named ``%r``."""
+        if kind(out_dtype) == "u":
+            out = self.elementwise([self.signless(v) for v in inputs], out_shape, signless_dtype(out_dtype), body)
+            return self.bitcast(out, out_dtype)
+        inputs = [self.signless(v) for v in inputs]
         rank = len(out_shape)
         dims = [f"d{i}" for i in range(rank)]
         maps, operands = [], []
@@ -298,6 +388,65 @@ class Emitter:
         self.emit(f"  linalg.yield %r : {_elem(out_dtype)}")
         self.emit(f"}} -> {out.type}")
         return out
+
+    def generic(self, ins, outs, iters, body) -> list[Value]:
+        """A general ``linalg.generic``.  ``ins``: ``(value, [affine exprs])``
+        pairs; ``outs``: ``(shape, dtype, init or None, [affine exprs])``
+        (an init is the SSA name of the starting tensor, else an empty one);
+        ``iters``: 'p' / 'r' per loop; ``body(in_args, out_args)`` returns
+        ``(lines, yielded names)``."""
+        if any(kind(o[1]) == "u" for o in outs):
+            outs2 = [(sh, signless_dtype(dt), None if init is None else self.bitcast(Value(init, tuple(sh), np.dtype(dt)), signless_dtype(dt)).name, e)
+                     for sh, dt, init, e in outs]  # fmt: skip
+            res = self.generic(ins, outs2, iters, body)
+            return [self.bitcast(r, o[1]) for r, o in zip(res, outs)]
+        ins = [(self.signless(v), e) for v, e in ins]
+        dims = ", ".join(f"d{i}" for i in range(len(iters)))
+        maps = [f"affine_map<({dims}) -> ({', '.join(e)})>" for _, e in ins]
+        maps += [f"affine_map<({dims}) -> ({', '.join(o[3])})>" for o in outs]
+        results, inits = [], []
+        for shape, dtype, init, _ in outs:
+            inits.append(init if init is not None else self.empty(shape, dtype))
+            results.append(Value("", tuple(shape), np.dtype(dtype)))
+        names = [self.fresh() for _ in outs]
+        head = names[0] if len(outs) == 1 else f"{names[0]}:{len(outs)}"
+        if len(outs) > 1:
+            for i, r in enumerate(results):
+                r.name = f"{names[0]}#{i}"
+        else:
+            results[0].name = names[0]
+        it = ", ".join('"parallel"' if c == "p" else '"reduction"' for c in iters)
+        ins_part = ""
+        if ins:
+            ins_part = f"ins({', '.join(v.name for v, _ in ins)} : {', '.join(v.type for v, _ in ins)}) "
+        out_t = ", ".join(r.type for r in results)
+        self.emit(f"{head} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{it}]}} "
+                  f"{ins_part}outs({', '.join(inits)} : {out_t}) {{")  # fmt: skip
+        in_args = [f"%a{i}" for i in range(len(ins))]
+        out_args = [f"%o{i}" for i in range(len(outs))]
+        decl = [f"{a}: {_elem(v.dtype)}" for a, (v, _) in zip(in_args, ins)]
+        decl += [f"{a}: {_elem(r.dtype)}" for a, r in zip(out_args, results)]
+        self.emit(f"^bb0({', '.join(decl)}):")
+        lines, ys = body(in_args, out_args)
+        for line in lines:
+            self.emit("  " + line)
+        self.emit(f"  linalg.yield {', '.join(ys)} : {', '.join(_elem(r.dtype) for r in results)}")
+        self.emit(f"}} -> {out_t if len(outs) == 1 else '(' + out_t + ')'}")
+        return results
+
+    def bitcast(self, v: Value, dtype) -> Value:
+        """``v``'s bits as another element type of the same width (``tensor.bitcast``)."""
+        dtype = np.dtype(dtype)
+        if dtype == v.dtype:
+            return v
+        name = self.fresh()
+        out = Value(name, v.shape, dtype, v.layout)
+        self.emit(f"{name} = tensor.bitcast {v.name} : {v.type} to {out.type}")
+        return out
+
+    def signless(self, v: Value) -> Value:
+        """An unsigned tensor as the signless integers ``arith`` computes on."""
+        return self.bitcast(v, signless_dtype(v.dtype)) if kind(v.dtype) == "u" else v
 
     def reduce(self, v: Value, axes, kind: str) -> Value:
         """Sum/max over ``axes`` (the reduced dimensions dropped)."""
@@ -342,7 +491,10 @@ def _bcast(*shapes) -> tuple[int, ...]:
         raise ImportError_(str(exc)) from None
 
 
-class Importer:
+from tfrt.tools.onnx_ops import OnnxOps  # noqa: E402 - the operators; they use the helpers above
+
+
+class Importer(OnnxOps):
     def __init__(
         self,
         model,
@@ -351,6 +503,7 @@ class Importer:
         batch: int | None = None,
         resources: dict[str, np.ndarray] | None = None,
         float16: bool = False,
+        static_inputs: dict[str, np.ndarray] | None = None,
     ):
         import onnx
         from onnx import numpy_helper, shape_inference
@@ -360,6 +513,13 @@ class Importer:
         graph = model.graph
         init_names = {t.name for t in graph.initializer}
         self.consts: dict[str, np.ndarray] = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+        # Graph inputs whose values are given at import (shape-fixing inputs
+        # that tfrt.onnx.backend specializes the program on).
+        for k, v in (static_inputs or {}).items():
+            self.consts[k] = np.asarray(v)
+        init_names |= set(static_inputs or ())
+        self.opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=1)
+        self.producer: dict[str, Any] = {}
         # Work on copies of the nodes and inputs: folding rewrites them, and the
         # caller's model stays as it was.
         self.nodes = []
@@ -367,6 +527,8 @@ class Importer:
             copy = onnx.NodeProto()
             copy.CopyFrom(node)
             self.nodes.append(copy)
+            for o in copy.output:
+                self.producer[o] = copy
         self.inputs = []
         for i in graph.input:
             if i.name not in init_names:
@@ -461,10 +623,15 @@ class Importer:
         onnx = self.onnx
         args = []
         for i, inp in enumerate(self.inputs):
+            if not inp.type.HasField("tensor_type"):
+                what = inp.type.WhichOneof("value") or "untyped"
+                raise ImportError_(f"input '{inp.name}' is of {what.replace('_type', '')} type: only tensors are supported")
             tt = inp.type.tensor_type
+            if not tt.HasField("shape"):
+                raise ImportError_(f"input '{inp.name}' has no shape: give a static shape with --input-shape {inp.name}=D0,D1,...")
             dims = []
             for d in tt.shape.dim:
-                if d.HasField("dim_value") and d.dim_value > 0:
+                if d.HasField("dim_value") and d.dim_value >= 0 and not d.dim_param:
                     dims.append(d.dim_value)
                 else:
                     label = d.dim_param or "?"
@@ -472,7 +639,8 @@ class Importer:
                         f"input '{inp.name}' has a dynamic dimension '{label}': give a static shape "
                         f"with --input-shape {inp.name}=D0,D1,..."
                     )
-            dtype = self.dtype(onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type))
+            dtype = self.dtype(self.np_type(tt.elem_type, f"input '{inp.name}'"))
+            _elem(dtype)
             v = Value(f"%arg{i}", tuple(dims), dtype)
             self.values[inp.name] = v
             args.append(v)
@@ -490,6 +658,19 @@ class Importer:
                 results.append(self.value(out.name))
             else:
                 raise ImportError_(f"graph output '{out.name}' is not produced by any node")
+            # What the model declares is checked: a result of another type or
+            # shape is an error here, never a wrong answer.
+            got = results[-1]
+            tt = out.type.tensor_type if out.type.HasField("tensor_type") else None
+            if tt is not None and tt.elem_type:
+                want = self.dtype(self.np_type(tt.elem_type, f"graph output '{out.name}'"))
+                if want != got.dtype:
+                    raise ImportError_(f"graph output '{out.name}' is computed as {got.dtype}, the model declares {want}")
+            if tt is not None and tt.HasField("shape"):
+                dims = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
+                if len(dims) != len(got.shape) or any(d is not None and d != g for d, g in zip(dims, got.shape)):
+                    shown = tuple(d if d is not None else "?" for d in dims)
+                    raise ImportError_(f"graph output '{out.name}' is computed with shape {got.shape}, the model declares {shown}")
         sig = ", ".join(f"{a.name}: {a.type}" for a in args)
         res_t = ", ".join(r.type for r in results)
         head = f"func.func @{self.function}({sig}) -> ({res_t}) {{"
@@ -503,7 +684,9 @@ class Importer:
             for o in node.output:
                 producers[o] = node
         for node in self.nodes:
-            if node.op_type != "BatchNormalization" or len(node.input) < 5:
+            if node.op_type != "BatchNormalization" or len(node.input) < 5 or _attrs(node).get("training_mode", 0):
+                continue
+            if len([o for o in node.output if o]) > 1:
                 continue
             conv = producers.get(node.input[0])
             if conv is None or conv.op_type != "Conv" or self.uses.get(node.input[0], 0) != 1:
@@ -531,46 +714,142 @@ class Importer:
         op = node.op_type
         if op == "Identity__folded":
             return
+        where = f"node '{node.name}' ({op})"
+        if node.domain not in ("", "ai.onnx"):
+            raise ImportError_(f"{where}: operators of domain '{node.domain}' are not supported")
         if op == "Constant":
             self.consts[node.output[0]] = self._constant_attr(node)
             return
-        # Anything computed from constants only is computed now.
+        # Anything computed from constants only is computed now, by ONNX's
+        # reference implementation (the operator's own definition).
         ins = [n for n in node.input if n]
-        if op in _FOLDABLE and all(n in self.consts for n in ins):
-            try:
-                outs = _FOLDABLE[op](node, [self.consts[n] for n in node.input if n], _attrs(node), self)
-            except ImportError_:
-                raise
-            except Exception as exc:  # noqa: BLE001 - report at the node
-                raise ImportError_(f"node '{node.name}' ({op}): cannot evaluate: {exc}") from None
+        if ins and all(n in self.consts for n in ins) and op not in _NOT_FOLDED:
+            outs = self._fold(node)
             for name, val in zip(node.output, outs):
-                self.consts[name] = np.asarray(val)
+                if name:
+                    self.consts[name] = self.cast(np.asarray(val))
             return
         if op == "Shape":
-            v = self.value(node.input[0], node)
+            v = self.value_any(node.input[0], node)
+            v = self._logical(node.input[0], node)
             a = _attrs(node)
             shape = np.array(v.shape, np.int64)[a.get("start", 0): a.get("end", None)]
-            self.consts[node.output[0]] = shape
+            self.consts[node.output[0]] = shape.astype(np.int64)
+            return
+        if op == "Size":
+            v = self._logical(node.input[0], node)
+            self.consts[node.output[0]] = np.array(int(np.prod(v.shape, dtype=np.int64)), np.int64)
             return
         handler = getattr(self, f"op_{op}", None)
         if handler is None:
             raise ImportError_(f"node '{node.name}' ({op}): unsupported operator")
         try:
             outs = handler(node, _attrs(node))
+        except StaticInputNeeded as exc:
+            msg = str(exc)
+            if not msg.startswith("node '"):
+                msg = f"{where}: {msg}"
+            raise StaticInputNeeded(msg, exc.inputs) from None
         except ImportError_ as exc:
             msg = str(exc)
             if not msg.startswith("node '"):
-                msg = f"node '{node.name}' ({op}): {msg}"
+                msg = f"{where}: {msg}"
             raise ImportError_(msg) from None
         except (KeyError, IndexError, ValueError, TypeError) as exc:
             # A node the handler's assumptions do not hold for (a missing
             # attribute or input): reported at the node, not as a traceback.
             raise ImportError_(f"node '{node.name}' ({op}): cannot import: {type(exc).__name__}: {exc}") from None
-        if isinstance(outs, Value):
+        if isinstance(outs, (Value, np.ndarray)):
             outs = [outs]
-        for name, v in zip(node.output, outs):
-            if name:
-                self.values[name] = v
+        for i, name in enumerate(node.output):
+            if not name:
+                continue
+            if i >= len(outs) or outs[i] is None:
+                raise ImportError_(f"{where}: output {i} ('{name}') is not supported")
+            if isinstance(outs[i], np.ndarray):
+                self.consts[name] = outs[i]
+            else:
+                self.values[name] = outs[i]
+
+    def _fold(self, node) -> list:
+        """The node's outputs for its constant inputs (onnx.reference)."""
+        import onnx
+        from onnx import helper
+        from onnx.reference import ReferenceEvaluator
+
+        where = f"node '{node.name}' ({node.op_type})"
+        names = [f"i{k}" if n else "" for k, n in enumerate(node.input)]
+        copy = onnx.NodeProto()
+        copy.CopyFrom(node)
+        del copy.input[:]
+        copy.input.extend(names)
+        del copy.output[:]
+        copy.output.extend([f"o{k}" for k in range(len(node.output))])
+        feeds, vis = {}, []
+        for n, orig in zip(names, node.input):
+            if n:
+                arr = self.consts[orig]
+                feeds[n] = arr
+                vis.append(helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(arr.dtype), arr.shape))
+        outs = [helper.make_tensor_value_info(o, 0, None) for o in copy.output]
+        graph = helper.make_graph([copy], "fold", vis, outs)
+        model = helper.make_model(graph, opset_imports=list(self.model.opset_import))
+        try:
+            got = ReferenceEvaluator(model).run(None, feeds)
+        except Exception as exc:  # noqa: BLE001 - report at the node
+            msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ImportError_(f"{where}: cannot evaluate its constant inputs: {msg}") from None
+        return got
+
+    def np_type(self, elem_type: int, what: str) -> np.dtype:
+        """The numpy type of an ONNX element type (an error naming ``what``
+        for those the compiler has none of: strings, complex numbers)."""
+        from onnx import TensorProto, helper
+
+        try:
+            dt = np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
+        except Exception:  # noqa: BLE001
+            dt = None
+        if dt is None or dt not in _ELEMENT:
+            tname = TensorProto.DataType.Name(elem_type) if elem_type in TensorProto.DataType.values() else str(elem_type)
+            raise ImportError_(f"{what}: element type {tname} is not supported")
+        return dt
+
+    def depends_on(self, name: str) -> tuple[str, ...]:
+        """The graph inputs a value is computed from (not through Shape or Size:
+        shapes are known at import)."""
+        args = {i.name for i in self.inputs}
+        seen, out, stack = set(), [], [name]
+        while stack:
+            n = stack.pop()
+            if n in seen or not n or n in self.consts:
+                continue
+            seen.add(n)
+            if n in args:
+                out.append(n)
+                continue
+            p = self.producer.get(n)
+            if p is None or p.op_type in ("Shape", "Size"):
+                continue
+            stack.extend(p.input)
+        return tuple(sorted(out))
+
+    def static(self, node, i: int, what: str) -> np.ndarray | None:
+        """Input ``i`` of ``node`` as a constant (None where it is absent).
+        ``what`` names it in the error when it is computed at run time."""
+        if len(node.input) <= i or not node.input[i]:
+            return None
+        name = node.input[i]
+        c = self.consts.get(name)
+        if c is not None:
+            return c
+        deps = self.depends_on(name)
+        if deps:
+            listed = ", ".join(f"'{d}'" for d in deps)
+            raise StaticInputNeeded(
+                f"{what} ('{name}') must be known when the program is compiled; it comes from graph input {listed} "
+                f"(tfrt.onnx.backend compiles the model for each value it is given)", deps)
+        raise ImportError_(f"{what} ('{name}') must be known when the program is compiled; it is computed at run time")
 
     def dtype(self, dtype) -> np.dtype:
         """``dtype`` as the model computes it: f32 is f16 with ``float16``."""
@@ -619,167 +898,7 @@ class Importer:
         nh = self.value_any(nhwc_name, node)
         return (nh, conv, "nhwc") if a.layout == "nhwc" else (conv, nh, "nhwc")
 
-    def _binary(self, node, fop: str, iop: str | None = None):
-        a, b, layout = self._operands_in_one_layout(node)
-        if a.dtype != b.dtype:
-            raise ImportError_(f"operand types {a.dtype} and {b.dtype} differ")
-        shape = _bcast(a.shape, b.shape)
-        kind = a.dtype.kind
-        opname = fop if kind == "f" else iop
-        if opname is None:
-            raise ImportError_(f"unsupported element type {a.dtype}")
-        out = self.em.elementwise([a, b], shape, a.dtype,
-                                  lambda args, el: [f"%r = {opname} {args[0]}, {args[1]} : {el}"])  # fmt: skip
-        out.layout = layout
-        return out
-
-    def op_Add(self, node, a):  # noqa: N802
-        return self._binary(node, "arith.addf", "arith.addi")
-
-    def op_Sub(self, node, a):  # noqa: N802
-        return self._binary(node, "arith.subf", "arith.subi")
-
-    def op_Mul(self, node, a):  # noqa: N802
-        return self._binary(node, "arith.mulf", "arith.muli")
-
-    def op_Div(self, node, a):  # noqa: N802
-        return self._binary(node, "arith.divf", "arith.divsi")
-
-    def op_Pow(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
-        e = self.const(node.input[1])
-        if e is not None and e.size == 1 and float(e.ravel()[0]) == 2.0:
-            return self.em.elementwise([x], x.shape, x.dtype, lambda args, el: [f"%r = arith.mulf {args[0]}, {args[0]} : {el}"])
-        return self._binary(node, "math.powf")
-
-    def _unary(self, node, lines):
-        x = self.value_any(node.input[0], node)
-        if x.dtype.kind != "f":
-            raise ImportError_(f"expected a floating-point input, got {x.dtype}")
-        out = self.em.elementwise([x], x.shape, x.dtype, lambda args, el: lines(args[0], el))
-        out.layout = x.layout
-        return out
-
-    def op_Relu(self, node, a):  # noqa: N802
-        return self._unary(node, lambda x, el: [f"%z = arith.constant 0.0 : {el}", f"%r = arith.maximumf {x}, %z : {el}"])
-
-    def op_Sigmoid(self, node, a):  # noqa: N802
-        return self._unary(node, lambda x, el: [
-            f"%one = arith.constant 1.0 : {el}", f"%n = arith.negf {x} : {el}", f"%e = math.exp %n : {el}",
-            f"%d = arith.addf %one, %e : {el}", f"%r = arith.divf %one, %d : {el}"])  # fmt: skip
-
-    def op_Tanh(self, node, a):  # noqa: N802
-        return self._unary(node, lambda x, el: [f"%r = math.tanh {x} : {el}"])
-
-    def op_Exp(self, node, a):  # noqa: N802
-        return self._unary(node, lambda x, el: [f"%r = math.exp {x} : {el}"])
-
-    def op_Sqrt(self, node, a):  # noqa: N802
-        return self._unary(node, lambda x, el: [f"%r = math.sqrt {x} : {el}"])
-
-    def op_Erf(self, node, a):  # noqa: N802
-        return self._unary(node, lambda x, el: [f"%r = math.erf {x} : {el}"])
-
-    def op_Neg(self, node, a):  # noqa: N802
-        return self._unary(node, lambda x, el: [f"%r = arith.negf {x} : {el}"])
-
-    def op_Gelu(self, node, a):  # noqa: N802
-        if a.get("approximate", b"none") not in (b"none", "none"):
-            return self._unary(node, lambda x, el: [
-                f"%c = arith.constant 0.7978845608028654 : {el}", f"%k = arith.constant 0.044715 : {el}",
-                f"%h = arith.constant 0.5 : {el}", f"%one = arith.constant 1.0 : {el}",
-                f"%x3 = arith.mulf {x}, {x} : {el}", f"%x3b = arith.mulf %x3, {x} : {el}",
-                f"%t = arith.mulf %x3b, %k : {el}", f"%u = arith.addf {x}, %t : {el}",
-                f"%v = arith.mulf %u, %c : {el}", f"%th = math.tanh %v : {el}",
-                f"%p = arith.addf %one, %th : {el}", f"%q = arith.mulf {x}, %p : {el}",
-                f"%r = arith.mulf %q, %h : {el}"])  # fmt: skip
-        return self._unary(node, lambda x, el: [
-            f"%s = arith.constant 0.7071067811865476 : {el}", f"%h = arith.constant 0.5 : {el}",
-            f"%one = arith.constant 1.0 : {el}", f"%y = arith.mulf {x}, %s : {el}", f"%e = math.erf %y : {el}",
-            f"%p = arith.addf %one, %e : {el}", f"%q = arith.mulf {x}, %p : {el}", f"%r = arith.mulf %q, %h : {el}"])  # fmt: skip
-
-    def op_Clip(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
-        lo = self.const(node.input[1]) if len(node.input) > 1 else a.get("min")
-        hi = self.const(node.input[2]) if len(node.input) > 2 else a.get("max")
-        if (len(node.input) > 1 and node.input[1] and lo is None) or (len(node.input) > 2 and node.input[2] and hi is None):
-            raise ImportError_("min and max must be constants")
-        lines_lo = [] if lo is None else [f"%lo = arith.constant {_float_literal(float(np.asarray(lo)), x.dtype)} : {{el}}",
-                                          "%m = arith.maximumf {x}, %lo : {el}"]  # fmt: skip
-        lines_hi = [] if hi is None else [f"%hi = arith.constant {_float_literal(float(np.asarray(hi)), x.dtype)} : {{el}}"]
-
-        def body(xn, el):
-            out = [s.format(x=xn, el=el) for s in lines_lo]
-            cur = "%m" if lo is not None else xn
-            out += [s.format(el=el) for s in lines_hi]
-            if hi is not None:
-                out.append(f"%r = arith.minimumf {cur}, %hi : {el}")
-            elif lo is not None:
-                out.append(f"%r = arith.addf %m, %zero : {el}")
-                out.insert(0, f"%zero = arith.constant 0.0 : {el}")
-            else:
-                out.append(f"%r = arith.addf {xn}, %zero : {el}")
-                out.insert(0, f"%zero = arith.constant 0.0 : {el}")
-            return out
-
-        return self._unary(node, body)
-
-    def op_Identity(self, node, a):  # noqa: N802
-        return self.value(node.input[0], node)
-
-    def op_Dropout(self, node, a):  # noqa: N802
-        return self.value(node.input[0], node)
-
-    def op_Cast(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
-        to = self.dtype(self.onnx.helper.tensor_dtype_to_np_dtype(a["to"]))
-        if to == x.dtype:
-            return x
-        src, dst = x.dtype.kind, to.kind
-        if src == "f" and dst == "f":
-            op = "arith.extf" if to.itemsize > x.dtype.itemsize else "arith.truncf"
-        elif src in "iu" and dst == "f":
-            op = "arith.sitofp"
-        elif src == "f" and dst in "iu":
-            op = "arith.fptosi"
-        elif src in "iu" and dst in "iu":
-            op = "arith.extsi" if to.itemsize > x.dtype.itemsize else "arith.trunci"
-        else:
-            raise ImportError_(f"cast from {x.dtype} to {to}")
-        return self.em.elementwise([x], x.shape, to,
-                                   lambda args, el: [f"%r = {op} {args[0]} : {_elem(x.dtype)} to {el}"])  # fmt: skip
-
     # -- shapes ---------------------------------------------------------------
-    def op_Reshape(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
-        shape = self.const(node.input[1])
-        if shape is None:
-            raise ImportError_("the shape must be a constant (or computed from shapes)")
-        shape = [int(s) for s in shape]
-        for i, s in enumerate(shape):
-            if s == 0 and not a.get("allowzero", 0):
-                shape[i] = x.shape[i]
-        if -1 in shape:
-            known = int(np.prod([s for s in shape if s != -1]))
-            shape[shape.index(-1)] = int(np.prod(x.shape)) // max(known, 1)
-        return self.em.reshape(x, tuple(shape))
-
-    def op_Flatten(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
-        axis = a.get("axis", 1) % (len(x.shape) or 1)
-        return self.em.reshape(x, (int(np.prod(x.shape[:axis])), int(np.prod(x.shape[axis:]))))
-
-    def op_Squeeze(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
-        axes = self.const(node.input[1]) if len(node.input) > 1 else a.get("axes")
-        axes = [int(i) % len(x.shape) for i in (axes if axes is not None else [i for i, d in enumerate(x.shape) if d == 1])]
-        return self.em.reshape(x, tuple(d for i, d in enumerate(x.shape) if i not in axes))
-
-    def op_Unsqueeze(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
-        axes = self.const(node.input[1]) if len(node.input) > 1 else a.get("axes")
-        return self.em.expand(x, list(axes), len(x.shape) + len(axes))
-
     def op_Transpose(self, node, a):  # noqa: N802
         x = self.value(node.input[0], node)
         perm = a.get("perm", list(reversed(range(len(x.shape)))))
@@ -796,72 +915,6 @@ class Importer:
                      f"({', '.join(v.type for v in vals)}) -> {out.type}")  # fmt: skip
         return out
 
-    def op_Slice(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
-        starts, ends = self.const(node.input[1]), self.const(node.input[2])
-        axes = self.const(node.input[3]) if len(node.input) > 3 and node.input[3] else np.arange(len(starts))
-        steps = self.const(node.input[4]) if len(node.input) > 4 and node.input[4] else np.ones(len(starts), np.int64)
-        if starts is None or ends is None or axes is None or steps is None:
-            raise ImportError_("starts, ends, axes and steps must be constants")
-        offs, sizes, strides = [0] * len(x.shape), list(x.shape), [1] * len(x.shape)
-        for s, e, ax, st in zip(starts, ends, axes, steps):
-            ax = int(ax) % len(x.shape)
-            rng = range(*slice(int(s), int(e), int(st)).indices(x.shape[ax]))
-            if int(st) <= 0:
-                raise ImportError_("only positive steps are supported")
-            offs[ax], sizes[ax], strides[ax] = rng.start, len(rng), int(st)
-        name = self.em.fresh()
-        out = Value(name, tuple(sizes), x.dtype)
-        self.em.emit(f"{name} = tensor.extract_slice {x.name}[{', '.join(map(str, offs))}] "
-                     f"[{', '.join(map(str, sizes))}] [{', '.join(map(str, strides))}] : {x.type} to {out.type}")  # fmt: skip
-        return out
-
-    def op_Gather(self, node, a):  # noqa: N802
-        data = self.value(node.input[0], node)
-        idx = self.const(node.input[1])
-        axis = a.get("axis", 0) % len(data.shape)
-        if idx is not None:
-            idx = np.where(idx < 0, idx + data.shape[axis], idx)
-            # constant indices: a slice per index, concatenated (rare outside embeddings)
-            if idx.ndim == 0:
-                name = self.em.fresh()
-                offs = [0] * len(data.shape)
-                offs[axis] = int(idx)
-                sizes = list(data.shape)
-                sizes[axis] = 1
-                sl = Value(name, tuple(sizes), data.dtype)
-                self.em.emit(f"{name} = tensor.extract_slice {data.name}[{', '.join(map(str, offs))}] "
-                             f"[{', '.join(map(str, sizes))}] [{', '.join(['1'] * len(sizes))}] : {data.type} to {sl.type}")
-                return self.em.reshape(sl, tuple(d for i, d in enumerate(data.shape) if i != axis))
-            idx_v = self.em.constant(idx.astype(np.int64))
-        else:
-            idx_v = self.value(node.input[1], node)
-        if axis != 0:
-            raise ImportError_("Gather with data-dependent indices is supported on axis 0")
-        # out[i..., j...] = data[idx[i...], j...]: a generic whose body reads the table.
-        out_shape = idx_v.shape + data.shape[1:]
-        r, k = len(out_shape), len(idx_v.shape)
-        dims = [f"d{i}" for i in range(r)]
-        e = self.em.empty(out_shape, data.dtype)
-        name = self.em.fresh()
-        out = Value(name, out_shape, data.dtype)
-        el = _elem(data.dtype)
-        iel = _elem(idx_v.dtype)
-        iters = ", ".join(['"parallel"'] * r)
-        self.em.emit(f"{name} = linalg.generic {{indexing_maps = [affine_map<({', '.join(dims)}) -> ({', '.join(dims[:k])})>, "
-                     f"affine_map<({', '.join(dims)}) -> ({', '.join(dims)})>], iterator_types = [{iters}]}} "
-                     f"ins({idx_v.name} : {idx_v.type}) outs({e} : {out.type}) {{")  # fmt: skip
-        self.em.emit(f"^bb0(%i: {iel}, %o: {el}):")
-        self.em.emit(f"  %ix = arith.index_cast %i : {iel} to index")
-        rest = []
-        for j in range(k, r):
-            self.em.emit(f"  %j{j} = linalg.index {j} : index")
-            rest.append(f"%j{j}")
-        self.em.emit(f"  %r = tensor.extract {data.name}[{', '.join(['%ix', *rest])}] : {data.type}")
-        self.em.emit(f"  linalg.yield %r : {el}")
-        self.em.emit(f"}} -> {out.type}")
-        return out
-
     # -- linear algebra -------------------------------------------------------
     def _matmul2d(self, x: Value, w: Value) -> Value:
         shape = (x.shape[0], w.shape[1])
@@ -870,54 +923,6 @@ class Importer:
         out = Value(name, shape, x.dtype)
         self.em.emit(f"{name} = linalg.matmul ins({x.name}, {w.name} : {x.type}, {w.type}) outs({acc} : {out.type}) -> {out.type}")
         return out
-
-    def op_MatMul(self, node, a):  # noqa: N802
-        x, w = self.value(node.input[0], node), self.value(node.input[1], node)
-        if len(x.shape) < 2 or len(w.shape) < 1:
-            raise ImportError_("vector operands are not supported")
-        if len(w.shape) == 2:
-            lead = x.shape[:-1]
-            x2 = self.em.reshape(x, (int(np.prod(lead)), x.shape[-1]))
-            return self.em.reshape(self._matmul2d(x2, w), (*lead, w.shape[1]))
-        batch = _bcast(x.shape[:-2], w.shape[:-2])
-        if x.shape[:-2] != batch or w.shape[:-2] != batch:
-            raise ImportError_("broadcast batch dimensions are not supported")
-        b = int(np.prod(batch))
-        x3 = self.em.reshape(x, (b, *x.shape[-2:]))
-        w3 = self.em.reshape(w, (b, *w.shape[-2:]))
-        shape = (b, x.shape[-2], w.shape[-1])
-        acc = self.em.filled(shape, x.dtype, 0.0)
-        name = self.em.fresh()
-        out = Value(name, shape, x.dtype)
-        self.em.emit(f"{name} = linalg.batch_matmul ins({x3.name}, {w3.name} : {x3.type}, {w3.type}) "
-                     f"outs({acc} : {out.type}) -> {out.type}")  # fmt: skip
-        return self.em.reshape(out, (*batch, x.shape[-2], w.shape[-1]))
-
-    def op_Gemm(self, node, a):  # noqa: N802
-        alpha, beta = float(a.get("alpha", 1.0)), float(a.get("beta", 1.0))
-        wa, wb = self.const(node.input[0]), self.const(node.input[1])
-        if a.get("transA", 0):
-            x = self.em.constant(wa.T, node.input[0]) if wa is not None else self.em.transpose(self.value(node.input[0], node), [1, 0])
-        else:
-            x = self.value(node.input[0], node)
-        if wb is not None:
-            bw = wb.T if a.get("transB", 0) else wb
-            if alpha != 1.0:
-                bw, alpha = (bw * alpha).astype(bw.dtype), 1.0
-            w = self.em.constant(np.ascontiguousarray(bw), node.input[1])
-        else:
-            w = self.value(node.input[1], node)
-            if a.get("transB", 0):
-                w = self.em.transpose(w, [1, 0])
-        y = self._matmul2d(x, w)
-        if alpha != 1.0:
-            y = self.em.elementwise([y], y.shape, y.dtype, lambda args, el: [
-                f"%s = arith.constant {_float(alpha)} : {el}", f"%r = arith.mulf {args[0]}, %s : {el}"])  # fmt: skip
-        if len(node.input) > 2 and node.input[2]:
-            c = self.const(node.input[2])
-            cv = self.em.constant((c * beta).astype(c.dtype), node.input[2]) if c is not None else self.value(node.input[2], node)
-            y = self.em.elementwise([y, cv], y.shape, y.dtype, lambda args, el: [f"%r = arith.addf {args[0]}, {args[1]} : {el}"])
-        return y
 
     def _pad(self, x: Value, pads_hw: tuple[int, int, int, int], value: float, nhwc: bool = False) -> Value:
         top, left, bottom, right = pads_hw
@@ -1096,160 +1101,9 @@ class Importer:
         axes = list(range(2, len(x.shape)))
         return self.em.expand(self._mean(x, axes), axes, len(x.shape))
 
-    def op_ReduceMean(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
-        axes = self.const(node.input[1]) if len(node.input) > 1 and node.input[1] else a.get("axes")
-        axes = [int(i) % len(x.shape) for i in (axes if axes is not None else range(len(x.shape)))]
-        m = self._mean(x, axes)
-        return self.em.expand(m, axes, len(x.shape)) if a.get("keepdims", 1) else m
-
-    def op_Softmax(self, node, a):  # noqa: N802
-        x = self.value(node.input[0], node)
-        axis = a.get("axis", -1) % len(x.shape)
-        mx = self.em.expand(self.em.reduce(x, [axis], "max"), [axis], len(x.shape))
-        ex = self.em.elementwise([x, mx], x.shape, x.dtype, lambda args, el: [
-            f"%d = arith.subf {args[0]}, {args[1]} : {el}", f"%r = math.exp %d : {el}"])  # fmt: skip
-        sm = self.em.expand(self.em.reduce(ex, [axis], "sum"), [axis], len(x.shape))
-        return self.em.elementwise([ex, sm], x.shape, x.dtype, lambda args, el: [f"%r = arith.divf {args[0]}, {args[1]} : {el}"])
-
-    def op_LayerNormalization(self, node, a):  # noqa: N802
-        """f16 normalizes in f32 and rounds once, before scale and bias, as
-        onnxruntime does: in f16 a square (x - mean)^2 past 65,504 makes the
-        variance infinite, and a small epsilon (BERT's 1e-12) rounds to 0."""
-        x = self.value(node.input[0], node)
-        axis = a.get("axis", -1) % len(x.shape)
-        eps = float(a.get("epsilon", 1e-5))
-        axes = list(range(axis, len(x.shape)))
-        xw = self._widened(x)
-        wide, w = xw.dtype, _elem(xw.dtype)
-        mean = self.em.expand(self._mean(xw, axes), axes, len(x.shape))
-        cen = self.em.elementwise([xw, mean], x.shape, wide, lambda args, el: [
-            f"%r = arith.subf {args[0]}, {args[1]} : {el}"])  # fmt: skip
-        sq = self.em.elementwise([cen], x.shape, wide, lambda args, el: [f"%r = arith.mulf {args[0]}, {args[0]} : {el}"])
-        var = self.em.expand(self._mean(sq, axes), axes, len(x.shape))
-        ins = [cen, var]
-        scale = self.value(node.input[1], node) if len(node.input) > 1 and node.input[1] else None
-        bias = self.value(node.input[2], node) if len(node.input) > 2 and node.input[2] else None
-        ins += [v for v in (scale, bias) if v is not None]
-
-        def body(args, el):
-            lines = [f"%e = arith.constant {_float(eps)} : {w}", f"%ve = arith.addf {args[1]}, %e : {w}",
-                     f"%s = math.rsqrt %ve : {w}", f"%n = arith.mulf {args[0]}, %s : {w}"]  # fmt: skip
-            cur = "%n"
-            if w != el:
-                lines.append(f"%nt = arith.truncf %n : {w} to {el}")
-                cur = "%nt"
-            if scale is not None:
-                lines.append(f"%g = arith.mulf {cur}, {args[2]} : {el}")
-                cur = "%g"
-            if bias is not None:
-                lines.append(f"%r = arith.addf {cur}, {args[3 if scale is not None else 2]} : {el}")
-            else:
-                lines.append(f"%r = arith.addf {cur}, %z : {el}")
-                lines.insert(0, f"%z = arith.constant 0.0 : {el}")
-            return lines
-
-        return self.em.elementwise(ins, x.shape, x.dtype, body)
-
-
-# Ops evaluated with numpy when all their inputs are constants.
-def _np_reshape(node, ins, a, imp):
-    shape = [int(s) for s in ins[1]]
-    for i, s in enumerate(shape):
-        if s == 0 and not a.get("allowzero", 0):
-            shape[i] = ins[0].shape[i]
-    return [ins[0].reshape(shape)]
-
-
-def _np_gather(node, ins, a, imp):
-    return [np.take(ins[0], ins[1], axis=a.get("axis", 0))]
-
-
-def _np_unsqueeze(node, ins, a, imp):
-    axes = ins[1] if len(ins) > 1 else a["axes"]
-    out = ins[0]
-    for ax in sorted(int(x) % (out.ndim + len(axes)) for x in axes):
-        out = np.expand_dims(out, ax)
-    return [out]
-
-
-def _np_squeeze(node, ins, a, imp):
-    axes = ins[1] if len(ins) > 1 else a.get("axes")
-    return [np.squeeze(ins[0], axis=None if axes is None else tuple(int(x) for x in axes))]
-
-
-def _np_slice(node, ins, a, imp):
-    data, starts, ends = ins[0], ins[1], ins[2]
-    axes = ins[3] if len(ins) > 3 else range(len(starts))
-    steps = ins[4] if len(ins) > 4 else [1] * len(starts)
-    sl = [slice(None)] * data.ndim
-    for s, e, ax, st in zip(starts, ends, axes, steps):
-        sl[int(ax)] = slice(int(s), int(e), int(st))
-    return [data[tuple(sl)]]
-
-
-def _np_cast(node, ins, a, imp):
-    return [ins[0].astype(imp.dtype(imp.onnx.helper.tensor_dtype_to_np_dtype(a["to"])))]
-
-
-def _np_cos(node, ins, a, imp):
-    value = a.get("value")
-    if value is None:
-        return [np.zeros([int(d) for d in ins[0]], imp.dtype(np.float32))]
-    from onnx import numpy_helper
-
-    v = imp.cast(numpy_helper.to_array(value))
-    return [np.full([int(d) for d in ins[0]], v.ravel()[0], v.dtype)]
-
-
-_FOLDABLE: dict[str, Callable] = {
-    "Reshape": _np_reshape,
-    "Gather": _np_gather,
-    "Unsqueeze": _np_unsqueeze,
-    "Squeeze": _np_squeeze,
-    "Slice": _np_slice,
-    "Cast": _np_cast,
-    "ConstantOfShape": _np_cos,
-    "Concat": lambda n, ins, a, imp: [np.concatenate(ins, axis=a["axis"])],
-    "Add": lambda n, ins, a, imp: [ins[0] + ins[1]],
-    "Sub": lambda n, ins, a, imp: [ins[0] - ins[1]],
-    "Mul": lambda n, ins, a, imp: [ins[0] * ins[1]],
-    "Div": lambda n, ins, a, imp: [ins[0] // ins[1] if ins[0].dtype.kind in "iu" else ins[0] / ins[1]],
-    "Sqrt": lambda n, ins, a, imp: [np.sqrt(ins[0])],
-    "Neg": lambda n, ins, a, imp: [-ins[0]],
-    "Transpose": lambda n, ins, a, imp: [np.transpose(ins[0], a.get("perm"))],
-    "Identity": lambda n, ins, a, imp: [ins[0]],
-    "Range": lambda n, ins, a, imp: [np.arange(ins[0], ins[1], ins[2]).astype(ins[0].dtype)],
-    "Equal": lambda n, ins, a, imp: [ins[0] == ins[1]],
-    "Where": lambda n, ins, a, imp: [np.where(ins[0], ins[1], ins[2])],
-    "Expand": lambda n, ins, a, imp: [ins[0] * np.ones([int(d) for d in ins[1]], ins[0].dtype)],
-    "Mod": lambda n, ins, a, imp: [np.fmod(ins[0], ins[1]) if a.get("fmod", 0) else np.mod(ins[0], ins[1])],
-    "Min": lambda n, ins, a, imp: [np.minimum.reduce(np.broadcast_arrays(*ins))],
-    "Max": lambda n, ins, a, imp: [np.maximum.reduce(np.broadcast_arrays(*ins))],
-    "Abs": lambda n, ins, a, imp: [np.abs(ins[0])],
-    "Floor": lambda n, ins, a, imp: [np.floor(ins[0])],
-    "Ceil": lambda n, ins, a, imp: [np.ceil(ins[0])],
-    "Pow": lambda n, ins, a, imp: [np.power(ins[0], ins[1]).astype(ins[0].dtype)],
-    "Less": lambda n, ins, a, imp: [ins[0] < ins[1]],
-    "Greater": lambda n, ins, a, imp: [ins[0] > ins[1]],
-    "LessOrEqual": lambda n, ins, a, imp: [ins[0] <= ins[1]],
-    "GreaterOrEqual": lambda n, ins, a, imp: [ins[0] >= ins[1]],
-    "Not": lambda n, ins, a, imp: [np.logical_not(ins[0])],
-    "And": lambda n, ins, a, imp: [np.logical_and(ins[0], ins[1])],
-    "Or": lambda n, ins, a, imp: [np.logical_or(ins[0], ins[1])],
-    "Tile": lambda n, ins, a, imp: [np.tile(ins[0], [int(r) for r in ins[1]])],
-    "ReduceProd": lambda n, ins, a, imp: [_np_reduce(np.prod, ins, a)],
-    "ReduceSum": lambda n, ins, a, imp: [_np_reduce(np.sum, ins, a)],
-}
-
-
-def _np_reduce(fn, ins, a):
-    axes = ins[1] if len(ins) > 1 else a.get("axes")
-    if axes is None or len(axes) == 0:
-        if a.get("noop_with_empty_axes", 0) and axes is not None:
-            return ins[0]
-        axes = range(ins[0].ndim)
-    return fn(ins[0], axis=tuple(int(x) for x in axes), keepdims=bool(a.get("keepdims", 1))).astype(ins[0].dtype)
+# Operators never evaluated at import even with constant inputs (their
+# results are random).
+_NOT_FOLDED = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial"})
 
 
 # ---------------------------------------------------------------------------
@@ -1263,13 +1117,16 @@ def import_onnx(
     input_shapes: dict[str, tuple[int, ...]] | None = None,
     batch: int | None = None,
     float16: bool = False,
+    static_inputs: dict[str, np.ndarray] | None = None,
 ) -> str:
     """MLIR text for an ``onnx.ModelProto``.  ``input_shapes`` gives static
     shapes to inputs by name; ``batch`` fixes every input's dynamic leading
     dimension; ``float16`` computes in f16 what the model computes in f32
     (inputs, outputs, weights and every op between; batch norms are folded
-    into convolutions in f32 first)."""
-    return Importer(model, function, input_shapes, batch, float16=float16).run()
+    into convolutions in f32 first); ``static_inputs`` gives graph inputs
+    their values (they become constants and leave the signature: what
+    ``StaticInputNeeded`` asks for)."""
+    return Importer(model, function, input_shapes, batch, float16=float16, static_inputs=static_inputs).run()
 
 
 def import_onnx_batches(model, batches: dict[str, int], *, input_shapes: dict[str, tuple[int, ...]] | None = None) -> str:

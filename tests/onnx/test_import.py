@@ -232,8 +232,8 @@ def test_resnet50_small_input():
 
 
 def test_unsupported_operator_names_the_node():
-    m = one("Hardmax", [("x", F, [2, 3])], [2, 3])
-    with pytest.raises(ImportError_, match=r"^node 'n0' \(Hardmax\): unsupported operator$"):
+    m = one("Unique", [("x", F, [2, 3])], [2, 3])
+    with pytest.raises(ImportError_, match=r"^node 'n0' \(Unique\): unsupported operator$"):
         import_onnx(m)
 
 
@@ -304,9 +304,9 @@ def test_bad_files_are_clear_errors(tmp_path):
         assert "junk.onnx' is not an ONNX model" in r.stderr, r.stderr
     r = _tool("import_onnx", "missing.onnx", cwd=tmp_path)
     assert r.returncode == 1 and "cannot read 'missing.onnx'" in r.stderr, r.stderr
-    onnx.save(one("Hardmax", [("x", F, [2, 3])], [2, 3]), tmp_path / "h.onnx")
+    onnx.save(one("Unique", [("x", F, [2, 3])], [2, 3]), tmp_path / "h.onnx")
     r = _tool("tfrt_compile", "h.onnx", cwd=tmp_path)
-    assert r.returncode == 1 and "node 'n0' (Hardmax): unsupported operator" in r.stderr, r.stderr
+    assert r.returncode == 1 and "node 'n0' (Unique): unsupported operator" in r.stderr, r.stderr
 
 
 def test_external_weights_are_read_from_the_models_folder(tmp_path):
