@@ -429,13 +429,18 @@ class _NameState:
             self._shadow_region_args(top)
 
     def _number_region(self, region: Region) -> None:
+        # An op may name its regions' entry arguments, as MLIR's
+        # getAsmBlockArgumentNames does (stablehlo.while: %iterArg, %iterArg_0).
+        arg_name = None if self.generic else getattr(type(region.parent), "ASM_BLOCK_ARG_NAME", None)
         for index, block in enumerate(region.blocks):
             self.blocks.setdefault(block, (f"bb{index}", index))
             is_entry = index == 0
             for arg in block.args:
                 if arg in self.values:
                     continue
-                if is_entry:
+                if is_entry and arg_name:
+                    self._set_name(arg, arg_name)
+                elif is_entry:
                     self._set_name(arg, f"arg{self._next_arg}")
                     self._next_arg += 1
                 else:
