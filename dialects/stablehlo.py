@@ -858,8 +858,26 @@ class WhileOp(StablehloOp):
         if bret != ins:
             raise VerifyException(f"expect operands to be compatible with body block return types but got ({_types_list(ins)}) vs ({_types_list(bret)})")
 
-    def asm_block_arg_names(self) -> str:
-        return "iterArg"
+    #: MLIR's getAsmBlockArgumentNames: both regions' arguments print as %iterArg...
+    ASM_BLOCK_ARG_NAME: ClassVar[str] = "iterArg"
+
+
+def _print_while(self: WhileOp, printer) -> None:
+    """MLIR's printWhileOp: the header, then ``cond {...} do {...}`` on a new
+    line, both regions without their entry block (the header names it)."""
+    from tfrt.dialects.stablehlo_syntax import HloWhileHeader
+
+    HloWhileHeader.print_header(printer, self)
+    if self.attributes:
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+    printer._print_new_line()  # noqa: SLF001 - the MLIR printer's newline with indentation
+    printer.print_string("cond ")
+    printer.print_region(self.cond, print_entry_block_args=False)
+    printer.print_string(" do ")
+    printer.print_region(self.body, print_entry_block_args=False)
+
+
+WhileOp.print = _print_while
 
 
 # ---------------------------------------------------------------- reductions

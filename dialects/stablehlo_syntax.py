@@ -467,7 +467,12 @@ class HloWhileHeader(CustomDirective):
         _hand_parsed("HloWhileHeader", parser)
 
     def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
-        values = list(self.operands.get(op))
+        self.print_header(printer, op)
+        _end(state)
+
+    @staticmethod
+    def print_header(printer: Printer, op: IRDLOperation) -> None:
+        values = list(op.operands)
         args = list(op.body.blocks[0].args) if op.body.blocks else []
         printer.print_string("(")
         for i, v in enumerate(values):
@@ -481,7 +486,6 @@ class HloWhileHeader(CustomDirective):
         if values:
             printer.print_string(" : ")
             _types(printer, [v.type for v in values])
-        _end(state)
 
 
 # ---------------------------------------------------------------- reduce
