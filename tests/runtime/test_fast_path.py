@@ -15,7 +15,7 @@ import pytest
 from bef_builder import ProgramBuilder
 from runtime_helpers import Runner
 
-import tfrt.executor as ex
+import tfrt.executor.compiled as compiled
 
 
 def random_program(seed: int) -> ProgramBuilder:
@@ -64,12 +64,12 @@ def test_fast_path_matches_interpreter(seed, capsys, monkeypatch):
     b = random_program(seed)
     expected = run_once(b, 1 << 30, capsys)
     assert run_once(b, 1, capsys) == expected
-    monkeypatch.setattr(ex, "FAST_CHUNK", 3)
+    monkeypatch.setattr(compiled, "FAST_CHUNK", 3)
     assert run_once(b, 1, capsys) == expected
 
 
 def test_long_functions_compile_in_chunks(monkeypatch):
-    monkeypatch.setattr(ex, "FAST_CHUNK", 4)
+    monkeypatch.setattr(compiled, "FAST_CHUNK", 4)
     b = ProgramBuilder()
     f = b.function("main", args=("i32",), results=("i32", "i32"))
     one = f.op("tfrt.constant.i32", attrs=[("i32", 1)])

@@ -1,0 +1,84 @@
+"""The BEF executor: what runs a kernel, in one read.
+
+A loaded program (:class:`BEFProgram`, ``program.py``) holds one
+:class:`BEFFunction` per function of the file.  Each call of a function
+takes one of these paths (``program.py`` chooses, per call):
+
+========================  ==================================================  ==============
+path                      when it runs                                        module
+========================  ==================================================  ==============
+column path               first calls of a function of synchronous kernels    ``columns.py``
+                          on one stream: a loop over lists numpy made from
+                          the body's columns
+compiled path             from the ``jit_threshold``-th call of a function     ``compiled.py``
+                          that runs inline: generated straight-line Python
+interpreter               everything else (async kernels, several streams,    ``interpreter.py``
+                          pending arguments, cancellation): TFRT's
+                          ``BEFExecutor``; ``tfrt.sync`` functions in order
+traced interpreter        every call of a program with a tracer               ``traced.py``
+recovery                  a kernel fails (or a call's results are pending)    ``recovery.py``
+                          on the column or compiled path: the interpreter
+                          takes over in the state it would have reached
+========================  ==================================================  ==============
+
+All of them call a kernel through :func:`tfrt.executor.plan._invoke` or,
+on plain values, the kernel's function itself, and they agree on what a
+call prints, reports and returns (``tests/runtime/test_fast_path.py``,
+``test_column_path.py``, ``test_side_effect_order.py``).  The shared plan
+(``plan.py``: a function's kernels, registers, used-by lists, ready counts
+and streams, and the kernel call) is built once per function, the first
+time a path needs it.  Modules import one way: ``plan`` <- ``interpreter``
+<- ``traced``; ``plan`` <- ``compiled``; ``interpreter``, ``compiled`` <-
+``recovery`` <- ``columns``; all <- ``program``.
+
+Example::
+
+    program = BEFProgram.load(read_bef("x.bef", lazy=True), HostContext())
+    fn = program.function("main")
+    results = fn.execute(host.new_execution_context(), [])   # AsyncValues
+"""
+
+from __future__ import annotations
+
+from tfrt.executor.columns import _ColumnPlan
+from tfrt.executor.compiled import FAST_CHUNK
+from tfrt.executor.interpreter import _Execution
+from tfrt.executor.plan import (
+    FAST_ASYNC_KERNELS,
+    MAX_CONTINUATION_DEPTH,
+    FunctionPlan,
+    KernelPlan,
+    KernelSite,
+    debug_info,
+    location_to_string,
+)
+from tfrt.executor.program import (
+    DEFAULT_JIT_THRESHOLD,
+    BEFFunction,
+    BEFProgram,
+    NativeFunction,
+    ProgramLoadError,
+    set_recursion_limit,
+)
+from tfrt.executor.traced import _TracedExecution
+
+__all__ = [
+    "BEFFunction",
+    "BEFProgram",
+    "DEFAULT_JIT_THRESHOLD",
+    "FAST_ASYNC_KERNELS",
+    "FAST_CHUNK",
+    "FunctionPlan",
+    "KernelPlan",
+    "KernelSite",
+    "MAX_CONTINUATION_DEPTH",
+    "NativeFunction",
+    "ProgramLoadError",
+    "debug_info",
+    "location_to_string",
+    "set_recursion_limit",
+    # What tests reach into: the interpreter and the column plan.
+    "_ColumnPlan",
+    "_Execution",
+    "_TracedExecution",
+]

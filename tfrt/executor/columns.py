@@ -1,0 +1,266 @@
+"""The column path: a function's first calls, straight from the file's columns.
+
+Runs the first calls (before the compiled path exists) of a function whose
+kernels are all synchronous, take no context and sit on the call's (root)
+stream, when every argument is available, the request is not cancelled
+and nothing traces: numpy turns the body's columns into a few Python
+lists, in execution order (the ORDER column), and one loop calls the
+kernels on plain values.  Nothing per kernel is built beyond those lists,
+and no :class:`~tfrt.executor.plan.FunctionPlan` either.  A kernel that
+raises hands the rest of the call to the interpreter's rules
+(:func:`tfrt.executor.recovery._finish_in_order`, after the plan is
+built): every other kernel is synchronous, so all of them run before the
+call returns.  ``tests/runtime/test_column_path.py`` checks it against the
+interpreter.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+
+from tfrt.async_value import CONCRETE, AsyncValue
+from tfrt.executor.plan import _fail
+from tfrt.executor.recovery import _finish_in_order, _release_dead
+from tfrt.host_context import ExecutionContext
+from tfrt.kernels.registry import KernelError
+
+if TYPE_CHECKING:
+    from tfrt.executor.program import BEFFunction, BEFProgram, _KernelTable
+
+
+_K_NONE, _K_ONE, _K_TWO, _K_ATTR, _K_GENERAL = 0, 1, 2, 3, 4
+
+
+_K_NONE, _K_ONE, _K_TWO, _K_ATTR, _K_GENERAL = 0, 1, 2, 3, 4
+_FREE_X, _FREE_Y, _DEAD = 1, 2, 4
+
+
+class _ColumnPlan:
+    # One list per step field, in execution order: the kind of call, the
+    # kernel, operand x (or the attribute, or a general step's spec), operand
+    # y, the result register, and what dies after the call (_FREE_X ...).
+    __slots__ = ("kinds", "fns", "xs", "ys", "rs", "ds", "num_registers", "returns")
+
+    def run(self, exec_ctx: ExecutionContext, fn: "BEFFunction", values: Sequence[Any]) -> Any:
+        """Plain values in; a tuple of plain values out, or a list of
+        AsyncValues when a kernel failed (the rest ran by the interpreter's rules)."""
+        regs: list[Any] = [None] * self.num_registers
+        regs[: len(values)] = values
+        v = None
+        kind = x = r = None
+        try:
+            for kind, f, x, y, r, d in zip(self.kinds, self.fns, self.xs, self.ys, self.rs, self.ds):
+                if kind == 2:
+                    v = f(regs[x], regs[y])
+                elif kind == 1:
+                    v = f(regs[x])
+                elif kind == 3:
+                    v = f(x)
+                elif kind == 0:
+                    v = f()
+                else:
+                    v = None  # the last result is in regs: drop this reference
+                    _general_step(regs, f, x)
+                    continue
+                if d:
+                    if d == 1:  # the common case: the first operand's last use
+                        regs[x] = None
+                    else:
+                        if d & 1:
+                            regs[x] = None
+                        if d & 2:
+                            regs[y] = None
+                        if d & 4:
+                            v = None  # a result nobody uses dies now
+                            continue
+                regs[r] = v
+        except BaseException as exc:
+            v = None  # regs holds every value the rest of the call needs
+            return _recover_columns(fn, exec_ctx, regs, self._position(kind, x, r), exc)
+        return tuple([regs[r] for r in self.returns])
+
+    def _position(self, kind: int, x: Any, r: int) -> int:
+        """Which step failed, from its locals: a general step's spec is its
+        own object, and the other kinds have one result, so their result
+        register is theirs alone."""
+        kinds, xs, rs = self.kinds, self.xs, self.rs
+        for p in range(len(kinds)):
+            if kind == _K_GENERAL:
+                if kinds[p] == _K_GENERAL and xs[p] is x:
+                    return p
+            elif kinds[p] != _K_GENERAL and rs[p] == r:
+                return p
+        raise AssertionError("a failed step that is not in the plan")
+
+
+def _general_step(regs: list, f: Callable[..., Any], spec: tuple) -> None:
+    attrs, args, results, free, dead = spec
+    out = f(*attrs, *[regs[a] for a in args])
+    n = len(results)
+    if n > 1 and len(out) != n:
+        raise _ArityError(len(out), n)
+    for a in free:
+        regs[a] = None
+    if n == 1:
+        if not dead[0]:
+            regs[results[0]] = out
+        return
+    if n == 0:
+        return
+    for r, v, gone in zip(results, out, dead):
+        if not gone:
+            regs[r] = v
+
+
+class _ArityError(Exception):
+    def __init__(self, got: int, expected: int) -> None:
+        super().__init__(got, expected)
+        self.got = got
+        self.expected = expected
+
+
+def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
+    """The column plan of ``func``, or None when it does not qualify."""
+    program = func.program
+    cols = func.bef_function.columns
+    if cols is None or program.tracer:
+        return None
+    n = len(cols)
+    table = program._kernel_table()
+    simple = table.simple
+    if n and not simple[cols.code].all():
+        return None
+    if n and (cols.stream.min() != cols.stream.max() or int(cols.stream[0]) != cols.root_stream):
+        return None  # kernels off the call's stream are enqueued: the interpreter's order
+    nregs = cols.num_registers
+    order = cols.order.astype(np.int64)
+    na = cols.num_args.astype(np.int64)[order]
+    nt = cols.num_attrs.astype(np.int64)[order]
+    nr = cols.num_results.astype(np.int64)[order]
+    codes = cols.code[order]
+    binding = table.binds[codes] if n else np.zeros(0, bool)
+    fns = table.fns[codes].tolist()
+    decode = None
+    if binding.any():
+        # Binding kernels get their attributes now and take only operands.
+        decode = _attribute_decoder(program, table, cols, order, codes, nt)
+        for p in np.nonzero(binding)[0].tolist():
+            values = decode(p)
+            if values is None:
+                return None  # a bad attribute: the full plan reports it
+            fns[p] = table.kdefs[codes[p]].bind(values)
+        nt = np.where(binding, 0, nt)
+    a0 = cols.arg_start[order]
+    args = cols.args.astype(np.int64)
+    rb = cols.result_base[order]
+    returned = np.zeros(nregs + 1, bool)
+    returns = cols.returns.astype(np.int64)
+    returned[returns] = True
+    # Per operand use: its position in execution order; the last use of a
+    # register that the function does not return frees it.
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n, dtype=np.int64)
+    use_pos = np.repeat(rank, cols.num_args.astype(np.int64))
+    last = np.full(nregs + 1, -1, np.int64)
+    np.maximum.at(last, args, use_pos)
+    free = (use_pos == last[args]) & ~returned[args]
+    has_use = last >= 0
+    # Operand x and y of each kernel (in execution order), where it has them.
+    xi = np.where(na >= 1, a0, 0)
+    yi = np.where(na >= 2, a0 + 1, 0)
+    pad = len(args) == 0
+    x = args[xi] if not pad else np.zeros(n, np.int64)
+    y = args[yi] if not pad else np.zeros(n, np.int64)
+    fx = free[xi] & (na >= 1) if not pad else np.zeros(n, bool)
+    fy = free[yi] & (na >= 2) if not pad else np.zeros(n, bool)
+    dead = ~has_use[rb] & ~returned[rb]
+    d = fx * _FREE_X + fy * _FREE_Y + dead * _DEAD
+    kind = np.full(n, _K_GENERAL, np.int64)
+    one = nr == 1
+    kind[one & (nt == 0) & (na == 0)] = _K_NONE
+    kind[one & (nt == 0) & (na == 1)] = _K_ONE
+    kind[one & (nt == 0) & (na == 2)] = _K_TWO
+    kind[one & (nt == 1) & (na == 0)] = _K_ATTR
+    # A kernel that uses one register twice frees it once.
+    d = np.where((kind == _K_TWO) & (x == y), d & ~_FREE_Y, d)
+    xs = x.tolist()
+    kinds = kind.tolist()
+    special = np.nonzero(kind >= _K_ATTR)[0].tolist()
+    if special:
+        decode = decode or _attribute_decoder(program, table, cols, order, codes, nt)
+        free_l = free.tolist()
+        args_l = args.tolist()
+        has_use_l = has_use.tolist()
+        returned_l = returned.tolist()
+        for p in special:
+            values = () if binding[p] else decode(p)  # bound: the attributes are applied
+            if values is None:
+                return None  # a bad attribute: the full plan reports it
+            if kinds[p] == _K_ATTR:
+                xs[p] = values[0]
+                continue
+            s = int(a0[p])
+            k_args = tuple(args_l[s : s + int(na[p])])
+            # Operands die in the order of their last use in the operand
+            # list, as the interpreter drops a kernel's operands.
+            last_use = {a: i for i, a in enumerate(k_args) if free_l[s + i]}
+            k_free = sorted(last_use, key=last_use.__getitem__)
+            base = int(rb[p])
+            results = tuple(range(base, base + int(nr[p])))
+            k_dead = tuple(not has_use_l[r] and not returned_l[r] for r in results)
+            xs[p] = (values, k_args, results, tuple(k_free), k_dead)
+    plan = _ColumnPlan()
+    plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds = kinds, fns, xs, y.tolist(), rb.tolist(), d.tolist()
+    plan.num_registers = nregs
+    plan.returns = returns.tolist()
+    return plan
+
+
+def _attribute_decoder(program: "BEFProgram", table: "_KernelTable", cols: Any, order: np.ndarray,
+                       codes: np.ndarray, nt: np.ndarray) -> Callable[[int], tuple | None]:  # fmt: skip
+    """``decode(p)``: the attributes of the kernel at execution position ``p``
+    (None when one cannot be decoded)."""
+    names = program.bef.kernel_names
+    starts = cols.attr_start[order].tolist()
+    counts = nt.tolist()
+    attrs = cols.attrs.tolist()
+    codes_l = codes.tolist()
+
+    def decode(p: int) -> tuple | None:
+        code, s = codes_l[p], starts[p]
+        return program._attribute_values(table.kdefs[code], names[code], attrs[s : s + counts[p]])
+
+    return decode
+
+
+def _recover_columns(fn: "BEFFunction", exec_ctx: ExecutionContext, values: list, pos: int,
+                     exc: BaseException) -> list[AsyncValue]:  # fmt: skip
+    """Finish a column-path call whose kernel at ``pos`` (execution order) raised."""
+    plan = fn.plan
+    cols = fn.bef_function.columns
+    order = [k + 1 for k in cols.order.tolist()]
+    kp = plan.kernels[order[pos]]
+    exc.__traceback__ = None  # the failed kernel's frame lets go of its values now
+    if isinstance(exc, _ArityError):
+        exc = KernelError(f"kernel '{kp.site.name}' returned {exc.got} results, expected {exc.expected}")
+    kuses = list(plan.kernel_uses)
+    for kid in order[: pos + 1]:
+        for r in plan.kernels[kid].args:
+            kuses[r] -= 1
+    returned = set(plan.result_registers)
+    regs: list[AsyncValue | None] = [None] * plan.num_registers
+    defined = list(range(cols.num_args_fn))
+    for kid in order[:pos]:
+        defined.extend(plan.kernels[kid].results)
+    for r in defined:
+        if kuses[r] > 0 or r in returned:
+            regs[r] = AsyncValue(CONCRETE, values[r])
+    values.clear()
+    err = _fail(kp, exec_ctx, exc)
+    del exc
+    for i, r in enumerate(kp.results):
+        regs[r] = err if kp.live[i] else None
+    _release_dead(regs, kuses, plan)
+    return _finish_in_order(plan, exec_ctx, regs, kuses, order[pos + 1 :])

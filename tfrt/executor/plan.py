@@ -1,0 +1,412 @@
+"""The shared plan: what every execution path knows about a function, and how a kernel is called.
+
+Runs once per function, when it is first called through the interpreter
+(``BEFFunction.plan``): :func:`_build_plan` turns the body's columns into a
+:class:`FunctionPlan` of :class:`KernelPlan` records (the kernel's
+implementation looked up once, attributes decoded once, operand and result
+registers, used-by lists, ready counts, register use counts, its stream).
+Every other module reads this plan: the interpreter (``interpreter.py``)
+schedules kernels from it, the compiled path (``compiled.py``) generates
+code from it and its replayed order (:func:`_replay`), recovery
+(``recovery.py``) rebuilds the interpreter's state from it, and the column
+path (``columns.py``) uses it only when a kernel fails.  A kernel is called
+in exactly one way, :func:`_invoke` (with :func:`_fail` turning what it
+raises into an error value at its location), whichever path calls it.
+
+Imports nothing else of the package.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorCode, ErrorInfo
+from tfrt.bef import program as bp
+from tfrt.bef.reader import BEFFormatError
+from tfrt.host_context import ExecutionContext
+from tfrt.kernels.registry import AsyncKernelFrame, KernelContext, KernelError
+
+if TYPE_CHECKING:
+    from tfrt.executor.program import BEFProgram
+
+
+MAX_CONTINUATION_DEPTH = 100  # TFRT's kMaxStackDepth for and_then continuations
+
+
+def location_to_string(loc: bp.Location) -> str:
+    """TFRT's opaque location string (``file;line;col``, ``child(name)``, ``a<-b``, ``a,b``)."""
+    if isinstance(loc, bp.FileLineColLocation):
+        return f"{loc.file};{loc.line};{loc.col}"
+    if isinstance(loc, bp.NameLocation):
+        if isinstance(loc.child, bp.UnknownLocation):
+            return loc.name
+        return f"{location_to_string(loc.child)}({loc.name})"
+    if isinstance(loc, bp.CallSiteLocation):
+        return f"{location_to_string(loc.callee)}<-{location_to_string(loc.caller)}"
+    if isinstance(loc, bp.FusedLocation):
+        return ",".join(location_to_string(c) for c in loc.locations)
+    return "(unknown)"
+
+
+def debug_info(loc: bp.Location) -> str | None:
+    """TFRT's kernel debug info: a NameLoc's name, the names in a fused loc, a call site's callee name."""
+    if isinstance(loc, bp.NameLocation):
+        return loc.name
+    if isinstance(loc, bp.FusedLocation):
+        return "".join(c.name for c in loc.locations if isinstance(c, bp.NameLocation))
+    if isinstance(loc, bp.CallSiteLocation) and isinstance(loc.callee, bp.NameLocation):
+        return loc.callee.name
+    return None
+
+
+_UNKNOWN = bp.UnknownLocation()
+
+
+class KernelSite:
+    """A kernel's identity for diagnostics: name, BEF location offset, decoded lazily."""
+
+    __slots__ = ("name", "location", "_program", "_decoded")
+
+    def __init__(self, name: str, location: int, program: "BEFProgram | None") -> None:
+        self.name = name
+        self.location = location
+        self._program = program
+        self._decoded: bp.Location | None = None
+
+    def decoded_location(self) -> bp.Location:
+        loc = self._decoded
+        if loc is None:
+            loc = _UNKNOWN
+            if self._program is not None:
+                try:
+                    loc = self._program.bef.location(self.location)
+                except Exception:  # an offset the reader cannot decode is "unknown"
+                    loc = _UNKNOWN
+            self._decoded = loc
+        return loc
+
+    def debug_info(self) -> str | None:
+        return debug_info(self.decoded_location())
+
+    def __repr__(self) -> str:
+        return f"KernelSite({self.name!r}, {self.location})"
+
+
+class KernelPlan:
+    """Everything the executor needs about one kernel, decoded once."""
+
+    __slots__ = (
+        "kid",  # kernel-table index (1-based; 0 is the pseudo kernel)
+        "site",
+        "kdef",
+        "fn",
+        "sync",
+        "context",
+        "simple",  # sync and no context: the interpreter calls it inline
+        "attrs",
+        "funcs",
+        "args",
+        "results",
+        "used_by",
+        "live",  # per result: does its register have users (TFRT user_count > 0)
+        "stream",
+        "nres",
+    )
+
+    def __repr__(self) -> str:
+        return f"KernelPlan({self.kid}, {self.site.name!r})"
+
+
+class FunctionPlan:
+    """The precomputed form of one BEF function body."""
+
+    __slots__ = (
+        "num_registers",
+        "kernels",  # kernels[kid]; index 0 is None (pseudo kernel)
+        "init_counts",  # ready counters, index = kid
+        "kernel_uses",  # per register: uses by kernels (tfrt.return excluded)
+        "register_uses",  # per register: TFRT user_count (return included)
+        "start_users",
+        "arg_users",
+        "result_registers",
+        "root_stream",  # the pseudo kernel's stream: where the ready queue starts
+        "all_sync",
+        "order",  # the kernel order when every value is available (fast path)
+        "replays",  # position in order -> the interpreter's state there (_resume_state)
+    )
+
+
+def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
+    plan = FunctionPlan()
+    cols = fn.columns
+    if cols is not None:  # straight from the body's columns: no Kernel objects
+        kernel_records, uses, start, users = cols.records(program.bef.kernel_names)
+        result_registers = tuple(cols.returns.tolist())
+        nregs = cols.num_registers
+        pseudo = (tuple(start), *(tuple(users[i]) for i in range(cols.num_args_fn)))
+        del users
+    else:
+        kernel_records = [
+            (k.name, k.location, k.args, k.attrs, k.funcs, k.results, k.used_by, k.num_operands, k.stream_id)
+            for k in fn.kernels
+        ]
+        uses = fn.register_uses
+        result_registers = tuple(fn.result_registers)
+        nregs = fn.num_registers
+        pseudo = fn.pseudo_used_by
+    plan.num_registers = nregs
+    plan.register_uses = tuple(uses)
+    kernel_uses = list(uses)
+    for r in result_registers:
+        kernel_uses[r] -= 1
+    plan.kernel_uses = kernel_uses
+    plan.result_registers = result_registers
+    plan.start_users = tuple(pseudo[0]) if pseudo else ()
+    plan.arg_users = tuple(tuple(u) for u in pseudo[1:])
+    plan.root_stream = fn.root_stream
+    kernels: list[KernelPlan | None] = [None]
+    counts = [0]
+    all_sync = True
+    fast_ok = True
+    make = program._make_kernel_plan
+    for i, k in enumerate(kernel_records):
+        kp = make(plan, i + 1, *k)
+        kernels.append(kp)
+        counts.append(max(1, k[7]))
+        all_sync = all_sync and kp.sync
+        fast_ok = fast_ok and (kp.sync or kp.site.name in FAST_ASYNC_KERNELS)
+    plan.kernels = kernels
+    plan.init_counts = counts
+    plan.all_sync = all_sync
+    # Name the regions this function runs after it, for messages (a region
+    # is an anonymous function: a branch or a loop body).
+    this = program.functions[fn.index] if fn.index < len(program.functions) else None
+    label = getattr(this, "name", "") or getattr(this, "owner", None)
+    if label:
+        for kp in kernels[1:]:
+            for callee in kp.funcs:
+                # A BEF function (a native one has no owner) of no name: a region.
+                if getattr(callee, "owner", "") is None and not callee.name:
+                    callee.owner = label
+    plan.order = _replay(plan) if fast_ok else None
+    plan.replays = {}
+    return plan
+
+
+# Async kernels the fast path may call: control flow, whose results are
+# usually available when it returns (a branch or body of sync kernels).  The
+# generated code unwraps them; an unavailable or error result hands the rest
+# of the function to the interpreter (_Pending, _recover).
+FAST_ASYNC_KERNELS = frozenset(
+    {"tfrt.call", "tfrt.if", "tfrt.cond", "tfrt.case", "tfrt.while", "tfrt.repeat.i32"}
+)
+
+
+def _replay(plan: FunctionPlan, stop: int = -1) -> Any:
+    """Step 3 of the algorithm with every value available, on the calling thread.
+
+    Returns the kernel order when the whole function runs inline: every
+    kernel that becomes ready belongs to the current stream, or becomes ready
+    when the current stream has nothing left to run (the queue then switches
+    to its stream).  Returns None when a ready kernel of another stream would
+    be enqueued while the current stream still has work: TFRT runs it later
+    from the work queue, after the caller's next kernels (on ``s``, after the
+    driver prints the results if they are ready by then), which only the
+    interpreter reproduces.
+
+    With ``stop``, a position in that order, it returns the state right after
+    kernel ``stop`` is taken from the inline stack: the ready counters and
+    the queue (stream and inline stack), for the interpreter to go on from.
+    """
+    kernels = plan.kernels
+    counts = list(plan.init_counts)
+    q = _ReadyQueue(plan.root_stream)
+
+    def ready(users: Sequence[int]) -> None:
+        for u in users:
+            c = counts[u] - 1
+            counts[u] = c
+            if not c:
+                if kernels[u].stream == q.stream:
+                    q.inline.append(u)
+                else:
+                    q.outline.append(u)
+
+    ready(plan.start_users)
+    for i, users in enumerate(plan.arg_users):
+        if plan.register_uses[i]:
+            ready(users)
+    order: list[int] = []
+    while True:
+        if not q.inline:
+            _switch_stream(q, kernels)
+        if q.outline:
+            return None  # TFRT enqueues these
+        if not q.inline:
+            break
+        kid = q.inline.pop()
+        if len(order) == stop:
+            return counts, q
+        order.append(kid)
+        kp = kernels[kid]
+        for users, live in zip(kp.used_by, kp.live):
+            if live:
+                ready(users)
+    if len(order) != len(kernels) - 1:
+        return None  # some kernel never becomes ready (malformed counts): no fast path
+    return tuple(order)
+
+
+def _resume_state(plan: FunctionPlan, pos: int) -> tuple[list[int], "_ReadyQueue"]:
+    """``_replay(plan, pos)``, computed once per position and copied: a
+    function that hands over to the interpreter at one kernel (a call whose
+    results are pending) tends to do so at that kernel on every call."""
+    state = plan.replays.get(pos)
+    if state is None:
+        counts, q = _replay(plan, pos)
+        state = plan.replays[pos] = (tuple(counts), q.stream, tuple(q.inline), tuple(q.outline))
+    counts, stream, inline, outline = state
+    q = _ReadyQueue(stream, list(inline))
+    q.outline = list(outline)
+    return list(counts), q
+
+
+class _ReadyQueue:
+    __slots__ = ("stream", "inline", "outline")
+
+    def __init__(self, stream: int, inline: list[int] | None = None) -> None:
+        self.stream = stream
+        self.inline = inline if inline is not None else []
+        self.outline: list[int] = []
+
+
+def _switch_stream(q: _ReadyQueue, kernels: Sequence[Any]) -> None:
+    """TFRT's SwitchStreamId: with the inline stack empty, adopt the stream of
+    the first outline kernel and move that stream's outline kernels inline."""
+    outline = q.outline
+    if not outline:
+        return
+    stream = kernels[outline[0]].stream
+    q.stream = stream
+    cut = _partition_like_libstdcxx(outline, lambda kid: kernels[kid].stream != stream)
+    q.inline = outline[cut:]
+    q.outline = outline[:cut]
+
+
+def _partition_like_libstdcxx(ids: list[int], keep_out: Callable[[int], bool]) -> int:
+    """std::partition (bidirectional version): moves ids with keep_out(id) first.
+
+    TFRT partitions its outline list with it, which is not stable; emulating it
+    keeps the kernel order TFRT would produce.
+    """
+    first, last = 0, len(ids)
+    while True:
+        while True:
+            if first == last:
+                return first
+            if keep_out(ids[first]):
+                first += 1
+            else:
+                break
+        last -= 1
+        while True:
+            if first == last:
+                return first
+            if not keep_out(ids[last]):
+                last -= 1
+            else:
+                break
+        ids[first], ids[last] = ids[last], ids[first]
+        first += 1
+
+
+def _error_results(err: AsyncValue, n: int) -> list[AsyncValue]:
+    return [err] * n
+
+
+def _fail(kp: KernelPlan, exec_ctx: ExecutionContext, exc: BaseException) -> AsyncValue:
+    """The error value of a kernel that raised ``exc`` (emitted at its location).
+
+    A BaseException that is not an Exception (KeyboardInterrupt, SystemExit)
+    is an error value too, so the executor's bookkeeping goes on as for
+    any failure; it also stops the request (``RequestContext.interrupt``),
+    and the caller raises it once the call has wound down.
+    """
+    if isinstance(exc, KernelError):
+        info = ErrorInfo(exc.message, exc.code)
+    elif isinstance(exc, BEFFormatError):  # a callee's body, checked when first called
+        info = ErrorInfo(f"invalid BEF file: {exc}", ErrorCode.INVALID_ARGUMENT)
+    else:
+        info = ErrorInfo(f"{type(exc).__name__}: {exc}", ErrorCode.INTERNAL)
+        if not isinstance(exc, Exception):
+            exec_ctx.request.interrupt(exc)
+    exec_ctx.host.emit_error(info, kp.site.decoded_location())
+    return AsyncValue(ERROR, info)
+
+
+def _invoke(kp: KernelPlan, exec_ctx: ExecutionContext, args: list[AsyncValue]) -> list[AsyncValue]:
+    """Run one kernel whose operands are all concrete; returns its result values."""
+    n = kp.nres
+    if kp.sync:
+        try:
+            if kp.context:
+                out = kp.fn(KernelContext(exec_ctx, kp.site), *kp.attrs, *[a.value for a in args])
+            else:
+                out = kp.fn(*kp.attrs, *[a.value for a in args])
+        except BaseException as exc:
+            return [_fail(kp, exec_ctx, exc)] * n
+        if n == 1:
+            return [AsyncValue(CONCRETE, out)]
+        if n == 0:
+            return []
+        if len(out) != n:
+            return [_fail(kp, exec_ctx, KernelError(
+                f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))] * n
+        return [AsyncValue(CONCRETE, v) for v in out]
+    frame = AsyncKernelFrame(exec_ctx, kp.site, args, kp.attrs, kp.funcs, n)
+    try:
+        out = kp.fn(frame)
+    except BaseException as exc:
+        if isinstance(exc, KernelError):
+            frame.report_error(exc.message, exc.code)
+        elif isinstance(exc, BEFFormatError):  # a callee's body, checked when first called
+            frame.report_error(f"invalid BEF file: {exc}", ErrorCode.INVALID_ARGUMENT)
+        else:
+            frame.report_error(f"{type(exc).__name__}: {exc}")
+            if not isinstance(exc, Exception):
+                exec_ctx.request.interrupt(exc)
+        out = None
+    if out is None:
+        results = frame.results
+        for i, r in enumerate(results):
+            if r is None:
+                results[i] = _fail(kp, exec_ctx, KernelError(
+                    f"kernel '{kp.site.name}' did not set result {i}"))
+        # A copy: the caller clears its list as it publishes the results,
+        # and a kernel that reports an error later (frame.report_error from
+        # a task) must still find the values it allocated in the frame's.
+        return list(results)  # type: ignore[arg-type]
+    if isinstance(out, AsyncValue) or not isinstance(out, (list, tuple)):
+        out = (out,)
+    if len(out) != n:
+        return [_fail(kp, exec_ctx, KernelError(
+            f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))] * n
+    return [v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v) for v in out]
+
+
+_tls = threading.local()
+
+
+def _without_gc(build: Callable[..., Any], *args: Any) -> Any:
+    """Run ``build`` with the cyclic GC paused: plans are many small objects
+    and no cycles, and a collection pass over them every few hundred
+    allocations would cost more than building them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return build(*args)
+    finally:
+        if enabled:
+            gc.enable()

@@ -1,0 +1,508 @@
+"""Programs and functions: loading a BEF file, and choosing the path each call takes.
+
+:meth:`BEFProgram.load` checks every kernel name against the registry (an
+unknown name is reported at the first op that uses it, as TFRT's loader
+does: ``unknown kernel name 'X'``) and resolves native functions; it
+decodes no function body.  Each call of a :class:`BEFFunction` then takes
+one path:
+
+* a ``tfrt.sync`` function: :func:`tfrt.executor.interpreter._run_in_order`;
+* a call at a depth that is a multiple of ``call_hop()``: started from the
+  work queue (``_deep``);
+* the compiled straight-line code (``compiled.py``), from the
+  ``jit_threshold``-th call of a function that qualifies;
+* before that, the column path (``columns.py``) for a function of
+  synchronous kernels on one stream;
+* otherwise the interpreter (``interpreter.py``; ``traced.py`` when the
+  program traces), on the plan (``plan.py``) built at the first such call.
+
+The fast paths hand a failing call over to the interpreter through
+``recovery.py``.  A function body is checked (``BEFFormatError``) when one
+of these first reads it.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorCode, ErrorInfo, IndirectAsyncValue
+from tfrt.bef import program as bp
+from tfrt.bef.reader import BEFFormatError
+from tfrt.executor.columns import _column_plan, _ColumnPlan
+from tfrt.executor.compiled import _compile_fast, _FastCode
+from tfrt.executor.interpreter import _Execution, _run_in_order
+from tfrt.executor.plan import FunctionPlan, KernelPlan, KernelSite, _build_plan, _without_gc
+from tfrt.executor.recovery import _recover
+from tfrt.executor.traced import _TracedExecution
+from tfrt.host_context import ExecutionContext, HostContext, _call_hop, call_hop
+from tfrt.kernels.registry import KernelDef, KernelError
+
+DEFAULT_JIT_THRESHOLD = 2
+
+
+class ProgramLoadError(Exception):
+    """The BEF file could not be loaded; the diagnostics went to the host's handler."""
+
+
+class _KernelTable:
+    """Per kernel code of a program: its definition, function and whether the
+    column path may call it (sync, no context)."""
+
+    __slots__ = ("kdefs", "fns", "simple", "binds")
+
+    def __init__(self, program: "BEFProgram") -> None:
+        registry = program.host.registry
+        self.kdefs = [registry.get(name) for name in program.bef.kernel_names]
+        self.fns = np.empty(len(self.kdefs), object)
+        self.fns[:] = [kd.fn if kd is not None else None for kd in self.kdefs]
+        self.simple = np.array(
+            [kd is not None and kd.is_sync and not kd.context for kd in self.kdefs], bool
+        )
+        self.binds = np.array([kd is not None and kd.binds for kd in self.kdefs], bool)
+
+
+class BEFFunction:
+    """A BEF function of a loaded program (TFRT's ``BEFFunction``)."""
+
+    def __init__(self, program: "BEFProgram", fn: bp.Function) -> None:
+        self.program = program
+        self.index = fn.index
+        self.name = fn.name
+        self.kind = fn.kind
+        self.arg_types = tuple(fn.arg_types)
+        self.result_types = tuple(fn.result_types)
+        self.bef_function = fn
+        self._plan: FunctionPlan | None = None
+        self._columns: _ColumnPlan | None | bool = False  # False: not looked at yet
+        self._fast: _FastCode | None = None
+        self._calls = 0
+        # For a region (no name): the function it belongs to, once known.
+        self.owner: str | None = None
+
+    def describe(self) -> str:
+        """``function 'f'``, or ``a region of function 'f'`` for a branch or loop body."""
+        if self.name:
+            return f"function '{self.name}'"
+        if self.owner:
+            return f"a region of function '{self.owner}'"
+        return "a region"
+
+    @property
+    def plan(self) -> FunctionPlan:
+        """The interpreter's plan, built (and the body checked) when first needed."""
+        plan = self._plan
+        if plan is None:
+            plan = self._plan = _without_gc(_build_plan, self.bef_function, self.program)
+        return plan
+
+    def prepare(self) -> None:
+        """Check the body and build what the first call needs (done by the
+        first call otherwise).  Raises BEFFormatError for a malformed body."""
+        if self.kind == bp.SYNC_FUNCTION or self._column_plan() is None:
+            self.plan  # noqa: B018
+
+    def _column_plan(self) -> _ColumnPlan | None:
+        cp = self._columns
+        if cp is False:
+            cp = self._columns = _without_gc(_column_plan, self)
+        return cp  # type: ignore[return-value]
+
+    @property
+    def num_arguments(self) -> int:
+        return len(self.arg_types)
+
+    @property
+    def num_results(self) -> int:
+        return len(self.result_types)
+
+    def __repr__(self) -> str:
+        return f"BEFFunction({self.name!r}, {self.arg_types} -> {self.result_types})"
+
+    # -- execution ------------------------------------------------------------
+    def execute(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        """Run the function; returns one AsyncValue per result, possibly unavailable.
+
+        ``exec_ctx`` is the caller's context; the function's kernels run one
+        level deeper (``exec_ctx.nested()``).  Every ``call_hop()``-th level
+        starts on the work queue instead of inline (see ``_deep``).
+        """
+        if len(args) != len(self.arg_types):
+            raise TypeError(
+                f"function '{self.name}' takes {len(self.arg_types)} arguments, got {len(args)}"
+            )
+        ctx = exec_ctx._nested or exec_ctx.nested()
+        if ctx.deep:
+            return self._deep(ctx, args)
+        if self.kind == bp.SYNC_FUNCTION:
+            return _run_in_order(self, ctx, args)
+        fast = self._fast_code()
+        if fast is not None and ctx.request.cancel_value is None:
+            for a in args:
+                if a.state != CONCRETE:
+                    break
+            else:
+                vals = [a.value for a in args]
+                try:
+                    out = fast.func(ctx, *vals)
+                except BaseException as exc:
+                    return _recover(self, fast, ctx, exc, vals)
+                return [AsyncValue(CONCRETE, v) for v in out]
+        elif fast is None and ctx.request.cancel_value is None:
+            cp = self._column_plan()
+            if cp is not None:
+                for a in args:
+                    if a.state != CONCRETE:
+                        break
+                else:
+                    out = cp.run(ctx, self, [a.value for a in args])
+                    if type(out) is tuple:
+                        return [AsyncValue(CONCRETE, v) for v in out]
+                    return out
+        ex = _TracedExecution(self, ctx) if self.program.tracer else _Execution(self, ctx)
+        results = ex.prebind_results()
+        ex.run(args)
+        return results
+
+    def _deep(self, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        """A call at a depth that is a multiple of ``call_hop()``, or beyond the limit.
+
+        Nested calls nest Python frames (a dozen per level), so recursion
+        through ``tfrt.call`` would end in a RecursionError, or worse.  At
+        every ``call_hop()``-th level (the recursion limit / 25) the function
+        starts in a work-queue task instead: that task runs from the queue's
+        loop, on a shallow stack, and the caller gets placeholders for the
+        results (as TFRT enqueues a continuation that nests too deep).  So
+        recursion of any depth runs, on every queue, with its memory growing
+        with the depth and its stack bounded.  Past
+        ``HostContext.max_call_depth`` the call returns an error naming the
+        function and the depth (a function that recurses without end ends
+        there, the same on every queue).  A ``tfrt.sync`` function is not
+        deferred: it runs in order, inline.
+        """
+        depth = ctx.depth
+        limit = ctx.host.max_call_depth
+        if depth > limit:
+            info = ErrorInfo(
+                f"{self.describe()} called at depth {depth}, past the maximum call depth "
+                f"{limit} (HostContext.max_call_depth)",
+                ErrorCode.RESOURCE_EXHAUSTED,
+            )
+            return [AsyncValue(ERROR, info)] * len(self.result_types)
+        if self.kind == bp.SYNC_FUNCTION:
+            return _run_in_order(self, ctx, args)
+        return self._start_later(ctx, args)
+
+    def _start_later(self, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        """Run the function (at ``ctx``'s depth) from a work-queue task; placeholders now."""
+        ex = _TracedExecution(self, ctx) if self.program.tracer else _Execution(self, ctx)
+        results = ex.prebind_results()
+        args = list(args)
+        ctx.host.enqueue_task(lambda: ex.run(args))
+        return results
+
+    def execute_async(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        """Start the function in a work-queue task; results are placeholders (TFRT's ExecuteAsync)."""
+        ctx = exec_ctx._nested or exec_ctx.nested()
+        if ctx.depth > ctx.host.max_call_depth:
+            return self._deep(ctx, args)
+        return self._start_later(ctx, args)
+
+    def call_values(self, exec_ctx: ExecutionContext, values: Sequence[Any]) -> list[AsyncValue] | tuple:
+        """Run with plain argument values.
+
+        Returns a tuple of plain values when the compiled path ran without an
+        error, else a list of AsyncValues (the caller awaits and unwraps).
+        """
+        return self.call_values_in(exec_ctx._nested or exec_ctx.nested(), values)
+
+    def call_values_in(self, ctx: ExecutionContext, values: Sequence[Any]) -> list[AsyncValue] | tuple:
+        """:meth:`call_values` given the context the function's own kernels run
+        in (the caller's ``exec_ctx.nested()``), for callers that make it once:
+        a loop calling its body, ``Program.call``."""
+        if ctx.deep:
+            return self._deep(ctx, [AsyncValue(CONCRETE, v) for v in values])
+        fast = self._fast  # only ever set for functions that are not SYNC_FUNCTIONs
+        if fast is None:
+            if self.kind == bp.SYNC_FUNCTION:
+                return _run_in_order(self, ctx, [AsyncValue(CONCRETE, v) for v in values])
+            fast = self._fast_code()
+        if fast is not None and ctx.request.cancel_value is None:
+            try:
+                return fast.func(ctx, *values)
+            except BaseException as exc:
+                return _recover(self, fast, ctx, exc, values)
+        if fast is None and ctx.request.cancel_value is None:
+            cp = self._column_plan()
+            if cp is not None:
+                return cp.run(ctx, self, values)
+        ex = _TracedExecution(self, ctx) if self.program.tracer else _Execution(self, ctx)
+        results = ex.prebind_results()
+        ex.run([AsyncValue(CONCRETE, v) for v in values])
+        return results
+
+    def _fast_code(self) -> _FastCode | None:
+        fast = self._fast
+        if fast is not None:
+            return fast
+        if self.program.tracer:
+            return None
+        self._calls += 1
+        if self._calls < self.program.jit_threshold or self._calls < 0:
+            return None
+        if self.plan.order is None:
+            self._calls = -(1 << 62)  # never qualifies: stop counting
+            return None
+        self._fast = _compile_fast(self)
+        return self._fast
+
+    def compile(self) -> bool:
+        """Compile the fast path now (if the function qualifies); returns whether it did."""
+        if self.plan.order is None:
+            return False
+        if self._fast is None:
+            self._fast = _compile_fast(self)
+        return True
+
+
+class NativeFunction:
+    """A ``{tfrt.native}`` function: a registered Python callable (TFRT's NativeFunction)."""
+
+    def __init__(self, program: "BEFProgram", fn: bp.Function, impl: Callable[..., Any]) -> None:
+        self.program = program
+        self.index = fn.index
+        self.name = fn.name
+        self.kind = fn.kind
+        self.arg_types = tuple(fn.arg_types)
+        self.result_types = tuple(fn.result_types)
+        self.impl = impl
+        self.plan = None
+
+    @property
+    def num_arguments(self) -> int:
+        return len(self.arg_types)
+
+    @property
+    def num_results(self) -> int:
+        return len(self.result_types)
+
+    def __repr__(self) -> str:
+        return f"NativeFunction({self.name!r})"
+
+    def _call(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        n = len(self.result_types)
+        try:
+            out = self.impl(list(args), n, exec_ctx.host)
+        except KernelError as exc:
+            return [AsyncValue(ERROR, ErrorInfo(exc.message, exc.code))] * n
+        except BaseException as exc:  # errors are values, whatever raised them
+            if not isinstance(exc, Exception):
+                exec_ctx.request.interrupt(exc)
+            return [AsyncValue(ERROR, ErrorInfo(f"{type(exc).__name__}: {exc}"))] * n
+        out = list(out or ())
+        if len(out) != n:
+            err = ErrorInfo(f"native function '{self.name}' returned {len(out)} results, expected {n}")
+            return [AsyncValue(ERROR, err)] * n
+        return [v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v) for v in out]
+
+    def execute(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        pending = [a for a in args if not a.state]
+        if not pending:
+            return self._call(exec_ctx, args)
+        results = [IndirectAsyncValue() for _ in self.result_types]
+        from tfrt.async_value import run_when_ready
+
+        def go() -> None:
+            for ind, v in zip(results, self._call(exec_ctx, args)):
+                ind.forward_to(v)
+
+        run_when_ready(pending, go)
+        return results  # type: ignore[return-value]
+
+    def execute_async(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        results = [IndirectAsyncValue() for _ in self.result_types]
+
+        def go() -> None:
+            for ind, v in zip(results, self.execute(exec_ctx, args)):
+                ind.forward_to(v)
+
+        exec_ctx.host.enqueue_task(go)
+        return results  # type: ignore[return-value]
+
+    def call_values(self, exec_ctx: ExecutionContext, values: Sequence[Any]) -> list[AsyncValue]:
+        return self.execute(exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
+
+    call_values_in = call_values  # a native function does not nest
+
+
+class BEFProgram:
+    """A loaded BEF file: its functions, ready to run on a host."""
+
+    def __init__(self, bef: bp.BefFile, host: HostContext, *, jit_threshold: int = DEFAULT_JIT_THRESHOLD) -> None:
+        self.bef = bef
+        self.host = host
+        self.jit_threshold = jit_threshold
+        self.tracer: Any = None  # set by tfrt.tracing to trace every kernel
+        self.functions: list[BEFFunction | NativeFunction] = []
+        self._by_name: dict[str, BEFFunction | NativeFunction] = {}
+        self._kernels: _KernelTable | None = None
+
+    def _kernel_table(self) -> _KernelTable:
+        table = self._kernels
+        if table is None:
+            table = self._kernels = _KernelTable(self)
+        return table
+
+    @classmethod
+    def load(
+        cls, bef: bp.BefFile, host: HostContext, *, jit_threshold: int = DEFAULT_JIT_THRESHOLD
+    ) -> "BEFProgram":
+        """Resolve kernels and native functions.  Each function's body is
+        checked and planned when it is first called (``BEFFunction.prepare``
+        does it ahead of time).
+
+        Problems are reported to ``host.diag_handler`` (an unknown kernel at
+        the location of the first op that uses it) and raise ProgramLoadError.
+        """
+        prog = cls(bef, host, jit_threshold=jit_threshold)
+        prog._check_kernel_names()
+        registry = host.registry
+        for f in bef.functions:
+            if f.kind == bp.NATIVE_FUNCTION:
+                ndef = registry.get_native(f.name)
+                if ndef is None:
+                    # TFRT's loader wording, plus the name it leaves out.
+                    prog._load_error(
+                        "invalid FunctionIndex section in BEF file: unable to find native "
+                        f"function in global registry: '{f.name}'"
+                    )
+                obj: BEFFunction | NativeFunction = NativeFunction(prog, f, ndef.fn)
+            else:
+                obj = BEFFunction(prog, f)
+            prog.functions.append(obj)
+            if f.name:
+                prog._by_name[f.name] = obj
+        return prog
+
+    def function(self, name: str) -> BEFFunction | NativeFunction | None:
+        return self._by_name.get(name)
+
+    def _load_error(self, message: str, location: bp.Location | None = None) -> None:
+        self.host.emit_error(ErrorInfo(message), location)
+        raise ProgramLoadError(message)
+
+    def _check_kernel_names(self) -> None:
+        registry = self.host.registry
+        for code, name in enumerate(self.bef.kernel_names):
+            if name not in registry:
+                self._load_error(f"unknown kernel name '{name}'", self._first_use(code, name))
+
+    def _first_use(self, code: int, name: str) -> bp.Location | None:
+        """The location of the first kernel ``code`` of the file (None when
+        no body that can be read uses it).
+
+        Only a load that fails looks: bodies are searched through their
+        columns, and a body that is itself malformed is passed over (it is
+        reported when its function is called, or by ``--verify_all``).
+        """
+        for f in self.bef.functions:
+            if f.kind == bp.NATIVE_FUNCTION:
+                continue
+            try:
+                cols = f.columns
+            except BEFFormatError:
+                continue
+            if cols is None:  # a function built in memory
+                for k in f.kernels:
+                    if k.name == name:
+                        return KernelSite(name, k.location, self).decoded_location()
+                continue
+            hits = np.flatnonzero(cols.code == code)
+            if len(hits):
+                return KernelSite(name, int(cols.locations[hits[0]]), self).decoded_location()
+        return None
+
+    def _make_kernel_plan(
+        self, plan: FunctionPlan, kid: int, name: str, location: int, args: tuple[int, ...],
+        attrs: tuple[int, ...], funcs: tuple[int, ...], results: tuple[int, ...],
+        used_by: tuple[tuple[int, ...], ...], _num_operands: int, stream: int,
+    ) -> KernelPlan:  # fmt: skip
+        kdef: KernelDef | None = self.host.registry.get(name)
+        site = KernelSite(name, location, self)
+        if kdef is None:  # a name outside the Kernels section: the reader let it through
+            self._load_error(f"unknown kernel name '{name}'", site.decoded_location())
+        kp = KernelPlan()
+        kp.kid = kid
+        kp.site = site
+        kp.kdef = kdef
+        kp.fn = kdef.fn
+        kp.sync = kdef.is_sync
+        kp.context = kdef.context
+        kp.simple = kp.sync and not kp.context
+        kp.attrs = self._decode_attrs(kdef, name, attrs, site) if attrs else ()
+        if kdef.binds:
+            kp.fn = kdef.bind(kp.attrs)
+            kp.attrs = ()
+        try:
+            kp.funcs = tuple([self.functions[i] for i in funcs])
+        except IndexError:
+            self._load_error(f"kernel '{name}' refers to a function that does not exist",
+                             site.decoded_location())
+        kp.args = args
+        kp.results = results
+        kp.used_by = used_by
+        uses = plan.register_uses
+        kp.live = tuple([uses[r] > 0 for r in results])
+        kp.stream = stream
+        kp.nres = len(results)
+        return kp
+
+    def _decode_attrs(self, kdef: KernelDef, name: str, offsets: tuple[int, ...], site: KernelSite) -> tuple[Any, ...]:
+        try:
+            return self._attr_values(kdef, offsets)
+        except _AttributeProblem as problem:
+            self._load_error(f"kernel '{name}': {problem}", site.decoded_location())
+            raise  # not reached: _load_error raises
+
+    def _attribute_values(self, kdef: KernelDef, name: str, offsets: Sequence[int]) -> tuple[Any, ...] | None:
+        """The decoded attributes, or None when one cannot be decoded (the
+        full plan then reports it)."""
+        try:
+            return self._attr_values(kdef, offsets)
+        except _AttributeProblem:
+            return None
+
+    def _attr_values(self, kdef: KernelDef, offsets: Sequence[int]) -> tuple[Any, ...]:
+        declared = kdef.attr_codes
+        recorded = self.bef.attribute_types
+        values = []
+        for i, off in enumerate(offsets):
+            code = declared[i] if declared is not None and i < len(declared) else None
+            if code is None and recorded is not None:
+                code = recorded.get(off)
+            if code is None:
+                raise _AttributeProblem(
+                    f"attribute {i} has no recorded type "
+                    "(the BEF file has no AttributeTypes section and the kernel does not "
+                    "declare the attribute's kind)"
+                )
+            try:
+                values.append(self.bef.attribute(off, code))
+            except Exception as exc:
+                raise _AttributeProblem(f"cannot decode attribute {i}: {exc}") from None
+        return tuple(values)
+
+
+class _AttributeProblem(Exception):
+    pass
+
+
+def set_recursion_limit(limit: int = 20000) -> None:
+    """Room for nested function executions on the Python stack: ``call_hop()``
+    levels (800 with this limit) nest inline before a call starts from the
+    work queue on a fresh stack."""
+    if sys.getrecursionlimit() < limit:
+        sys.setrecursionlimit(limit)
+    _call_hop[0] = call_hop()
