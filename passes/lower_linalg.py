@@ -442,8 +442,20 @@ def _lower_reduction(op, b, o, yielded, out, out_dims, iterators, full, exprs, o
             # (A loop only another operand indexes is not in the spec: einsum
             # would drop it, and its sum with it; the general path runs it.)
             if covered >= set(par) | set(red):
-                partial = b.kernel("tfrt_array.einsum", [ins[arg_index[x]], ins[arg_index[y]]], rtype,
-                                   {"shape": i64_array(rtype.get_shape()), "spec": str_attr(spec)})  # fmt: skip
+                operands2 = [ins[arg_index[x]], ins[arg_index[y]]]
+                canonical = _canonical_spec([maps[arg_index[x]], maps[arg_index[y]], maps[n_ins + o]])
+                found = _matmul_spec(canonical) if canonical is not None else None
+                if found is not None and all(v.type.element_type == rtype.element_type for v in operands2):
+                    # A matrix product (plain, transposed, batched): BLAS, as the named ops.
+                    ta, tb = found
+                    attrs = {
+                        "epilogue": str_attr(""), "shape": i64_array(rtype.get_shape()),
+                        "transpose_a": i1_attr(ta), "transpose_b": i1_attr(tb), "types": str_attr(""),
+                    }  # fmt: skip
+                    partial = b.kernel("tfrt_array.matmul", operands2, rtype, attrs)
+                else:
+                    partial = b.kernel("tfrt_array.einsum", operands2, rtype,
+                                       {"shape": i64_array(rtype.get_shape()), "spec": str_attr(spec)})  # fmt: skip
                 return b.combine_init(kind, out, partial, rtype)
     expr = exprs[c] if c in exprs else None
     if expr is None:

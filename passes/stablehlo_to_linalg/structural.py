@@ -124,13 +124,14 @@ def convert_broadcast_in_dim(op: Operation, e: Emitter) -> list[SSAValue]:
     dims = int_list(op, "broadcast_dimensions", ())
     if len(dims) != len(in_shape):
         raise e.error("broadcast_dimensions must name one result dimension per operand dimension")
-    exprs = []
-    for i, od in enumerate(dims):
-        if in_shape[i] == 1 and out_shape[od] != 1:
-            exprs.append(AffineConstantExpr(0))
-        else:
-            exprs.append(d(od))
-    m = AffineMap(len(out_shape), 0, tuple(exprs))
+    # Dimensions of size 1 that expand are reshaped away first, so that the
+    # indexing map is a projected permutation (MLIR's broadcast form).
+    kept = [i for i in range(len(in_shape)) if not (in_shape[i] == 1 and out_shape[dims[i]] != 1)]
+    if len(kept) != len(in_shape):
+        x = reshape(e, x, TensorType(signless(element(x.type)), [in_shape[i] for i in kept]))
+    m = AffineMap(len(out_shape), 0, tuple(d(dims[i]) for i in kept))
+    if list(dims) == list(range(len(out_shape))) and len(kept) == len(in_shape):
+        return [x]  # the same shape: nothing to broadcast
     return [e.map([x], out_t, lambda inner, args: args[0], [m])]
 
 

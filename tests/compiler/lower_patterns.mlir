@@ -23,7 +23,7 @@ func.func @dense(%x: tensor<2x4xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32>) ->
 }
 
 // O0-LABEL: func.func @contract
-// O0: tfrt_array.einsum %arg0, %arg1 {shape = [3], spec = "ab,b->a"}
+// O0: tfrt_array.matmul %arg0, %arg1 {epilogue = "", shape = [3], transpose_a = false, transpose_b = false
 func.func @contract(%a: tensor<3x4xf32>, %v: tensor<4xf32>, %init: tensor<3xf32>) -> tensor<3xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%a, %v : tensor<3x4xf32>, tensor<4xf32>) outs(%init : tensor<3xf32>) {
   ^bb0(%x: f32, %y: f32, %o: f32):
