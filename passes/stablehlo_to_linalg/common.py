@@ -18,7 +18,6 @@ from xdsl.dialects import arith as xarith
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
-    BoolAttr,
     ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -166,7 +165,7 @@ def bool_attr(op: Operation, name: str, default: bool = False) -> bool:
     value = attr(op, name)
     if value is None:
         return default
-    if isinstance(value, (BoolAttr, IntegerAttr)):
+    if isinstance(value, IntegerAttr):  # BoolAttr is IntegerAttr[i1] (a subscripted generic)
         return bool(value.value.data)
     return bool(getattr(value, "data", default))
 
