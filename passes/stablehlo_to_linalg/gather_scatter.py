@@ -102,11 +102,15 @@ def convert_gather(op: Operation, e: Emitter) -> list[SSAValue]:
         raise e.error(f"slice_sizes must have {rank_op} entries")
     for dim, size in enumerate(sizes):
         if not 0 <= size <= op_shape[dim]:
-            raise e.error(f"slice size {size} of dimension {dim} is out of range [0, {op_shape[dim]}]")
+            raise e.error(
+                f"slice size {size} of dimension {dim} is out of range [0, {op_shape[dim]}]"
+            )
     batch_dims = [dd for dd in range(len(out_shape)) if dd not in offset_dims]
     offset_operand = [dd for dd in range(rank_op) if dd not in collapsed and dd not in obatch]
     if len(offset_operand) != len(offset_dims):
-        raise e.error("offset_dims must name one result dimension per operand dimension neither collapsed nor batching")
+        raise e.error(
+            "offset_dims must name one result dimension per operand dimension neither collapsed nor batching"
+        )
     n_vec = idx_shape[ivd] if ivd < len(idx_shape) else 1
     if n_vec != len(sim):
         raise e.error(f"start_index_map must have {n_vec} entries (the index vector's size)")
@@ -179,7 +183,9 @@ def loop_nest(
     """``scf.for`` loops over ``extents`` (row-major) carrying ``carried``;
     ``body(emitter, induction_variables, carried)`` returns the new values."""
 
-    def level(outer: Emitter, depth: int, ivs: list[SSAValue], values: list[SSAValue]) -> list[SSAValue]:
+    def level(
+        outer: Emitter, depth: int, ivs: list[SSAValue], values: list[SSAValue]
+    ) -> list[SSAValue]:
         if depth == len(extents):
             return body(outer, ivs, values)
         block = Block(arg_types=[INDEX, *(v.type for v in values)])
@@ -219,15 +225,21 @@ def convert_scatter(op: Operation, e: Emitter) -> list[SSAValue]:
     rank = len(in_shape)
     window_operand = [dd for dd in range(rank) if dd not in inserted and dd not in ibatch]
     if len(window_operand) != len(uwd):
-        raise e.error("update_window_dims must name one update dimension per operand dimension neither inserted nor batching")
+        raise e.error(
+            "update_window_dims must name one update dimension per operand dimension neither inserted nor batching"
+        )
     n_vec = idx_shape[ivd] if ivd < len(idx_shape) else 1
     if n_vec != len(sdims):
-        raise e.error(f"scatter_dims_to_operand_dims must have {n_vec} entries (the index vector's size)")
+        raise e.error(
+            f"scatter_dims_to_operand_dims must have {n_vec} entries (the index vector's size)"
+        )
     window = [1] * rank
     for j, dop in enumerate(window_operand):
         window[dop] = upd_shape[uwd[j]]
         if window[dop] > in_shape[dop]:
-            raise e.error(f"update window dimension {uwd[j]} is larger than operand dimension {dop}")
+            raise e.error(
+                f"update window dimension {uwd[j]} is larger than operand dimension {dop}"
+            )
     scatter_dims = [dd for dd in range(len(upd_shape)) if dd not in uwd]
     extents = [upd_shape[dd] for dd in scatter_dims]
     if numel(upd_shape) == 0 or numel(in_shape) == 0:
@@ -269,7 +281,9 @@ def convert_scatter(op: Operation, e: Emitter) -> list[SSAValue]:
         def apply(b: Emitter, args):
             cur, upd = list(args[:n]), list(args[n : 2 * n])
             if len(body_types) == 2 * n:
-                upd = [convert(b, v, src, dst) for v, src, dst in zip(upd, upd_types, body_types[n:])]
+                upd = [
+                    convert(b, v, src, dst) for v, src, dst in zip(upd, upd_types, body_types[n:])
+                ]
             return run_body(b, region, [*cur, *upd], op)
 
         rank_w = len(window)

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tfrt.dialects import arith
 from xdsl.dialects import arith as xarith
 from xdsl.dialects.builtin import IndexType, IntegerType, TensorType, i64
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineExpr, AffineMap
-
-from tfrt.dialects import arith
 
 from .common import (
     Emitter,
@@ -27,7 +26,6 @@ from .common import (
     extract_slice,
     insert_slice,
     is_unsigned,
-    select,
     shape,
     signless,
     tensor_reshape,
@@ -108,9 +106,13 @@ def true(e: Emitter) -> SSAValue:
 
 
 def pad(
-    e: Emitter, x: SSAValue, value: SSAValue, low: Sequence[int], high: Sequence[int],
+    e: Emitter,
+    x: SSAValue,
+    value: SSAValue,
+    low: Sequence[int],
+    high: Sequence[int],
     interior: Sequence[int] | None = None,
-) -> SSAValue:  # fmt: skip
+) -> SSAValue:
     """StableHLO's ``pad`` of ``x`` with scalar ``value``: edge padding (negative
     cuts), interior padding between elements."""
     in_shape = shape(x.type)
@@ -170,7 +172,9 @@ def empty_like(e: Emitter, s: Sequence[int], elem: Attribute) -> SSAValue:
 # bodies
 
 
-def run_body(e: Emitter, region: Region, args: Sequence[SSAValue], owner: Operation) -> list[SSAValue]:
+def run_body(
+    e: Emitter, region: Region, args: Sequence[SSAValue], owner: Operation
+) -> list[SSAValue]:
     """The body ``region`` of ``owner`` (ops on 0-d tensors) on scalars ``args``."""
     return scalarize_region(e, region, list(args), owner)
 

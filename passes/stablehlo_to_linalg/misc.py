@@ -19,10 +19,11 @@ algebra, FFT, batch norm, bit casts, ``map``, tuples and ``composite``.
   state (IREE's layout: key words 0 and 1, counter words 2 and 3) is read
   too.  Each output element is one ``linalg.generic`` body computing its
   counter's block.
-* ``rng``: UNIFORM of floats as StableHLO's own linalg conversion defines
-  it (a linear congruential generator over the element's indices, seed 0);
-  NORMAL and integer UNIFORM are refused (the specification leaves the
-  numbers to the implementation and this one does not define them).
+* ``rng`` (its numbers are implementation-defined): UNIFORM of floats as
+  StableHLO's own linalg conversion defines it (a linear congruential
+  generator over the element's indices, seed 0), NORMAL of f32 as IREE
+  does (Box-Muller on a Mersenne Twister seeded with 0, drawn when
+  compiling); integer UNIFORM and other NORMAL types are refused.
 * ``cholesky``, ``triangular_solve``: ``scf.for`` over the columns (rows),
   each step a batched matrix-vector ``linalg.generic`` on whole batches;
   only the triangle the op names is read.  ``cholesky(lower = false)`` and
@@ -54,29 +55,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tfrt.dialects import arith
+from tfrt.dialects.fastir import erase_op, replace_all_uses
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import math
 from xdsl.dialects.builtin import IntegerType, TensorType, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineMap
 
-from tfrt.dialects import arith
-
-from tfrt.dialects.fastir import erase_op, replace_all_uses
-
 from .common import (
     Emitter,
     attr,
     bool_attr,
     cannot_lower,
-    extract_slice,
-    insert_slice,
     cmp_f,
     cmp_i,
     d,
     element,
     enum_attr,
+    extract_slice,
     identity_map,
+    insert_slice,
     int_attr,
     int_list,
     is_complex,
@@ -130,7 +129,9 @@ def convert_sort(op: Operation, e: Emitter) -> list[SSAValue]:
     return [transpose(e, x, inverse) for x in xs]
 
 
-def _less(e: Emitter, op: Operation, region, lhs: Sequence[SSAValue], rhs: Sequence[SSAValue]) -> SSAValue:
+def _less(
+    e: Emitter, op: Operation, region, lhs: Sequence[SSAValue], rhs: Sequence[SSAValue]
+) -> SSAValue:
     args = []
     for a, b in zip(lhs, rhs):
         args += [a, b]
@@ -194,8 +195,12 @@ def _merge_pass(e: Emitter, op: Operation, region, xs: list[SSAValue], w: int) -
         return [b.add(arith.IndexCastOp(lo, i64)), b.add(arith.IndexCastOp(hi, i64))]
 
     lo, _ = e.generic(
-        [step_shape], [lo0, hi0], [step_map, out_map, out_map], ["parallel"] * rank + ["reduction"], search
-    )  # fmt: skip
+        [step_shape],
+        [lo0, hi0],
+        [step_map, out_map, out_map],
+        ["parallel"] * rank + ["reduction"],
+        search,
+    )
 
     # 2. Pick A[i] or B[local - i] and gather every operand there.
     ident = identity_map(rank)
@@ -318,7 +323,11 @@ def convert_rng_bit_generator(op: Operation, e: Emitter) -> list[SSAValue]:
         raise e.error(f"random bits of '{el}' are not supported (8, 16, 32 or 64 bits)")
     sw = width(st_t)
     b = _Bits(e)
-    if len(st_shape) == 1 and sw == 64 and (st_shape[0] == 2 or (st_shape[0] == 3 and algorithm == "PHILOX")):
+    if (
+        len(st_shape) == 1
+        and sw == 64
+        and (st_shape[0] == 2 or (st_shape[0] == 3 and algorithm == "PHILOX"))
+    ):
         key = e.extract(state, [e.index(0)])
         ctr_lo = e.extract(state, [e.index(1)])
         ctr_hi = e.extract(state, [e.index(2)]) if st_shape[0] == 3 else key
@@ -331,8 +340,10 @@ def convert_rng_bit_generator(op: Operation, e: Emitter) -> list[SSAValue]:
         ctr_hi = b.join(k0, k1)
         layout = "iree"
     else:
-        raise e.error(f"an rng_bit_generator state of type '{st_t}' is not supported for {algorithm} "
-                      "(2xui64, 3xui64 for PHILOX, or 4xui32)")  # fmt: skip
+        raise e.error(
+            f"an rng_bit_generator state of type '{st_t}' is not supported for {algorithm} "
+            "(2xui64, 3xui64 for PHILOX, or 4xui32)"
+        )
 
     total = numel(out_shape)
     if algorithm == "THREE_FRY":
@@ -369,7 +380,9 @@ def _to_elem(e: Emitter, v: SSAValue, el, bw: int) -> SSAValue:
 def _linear(b: Emitter, dims: Sequence[int], ids: Sequence[SSAValue]) -> SSAValue:
     lin = None
     for size, i in zip(dims, ids):
-        lin = i if lin is None else b.add(xarith.AddiOp(b.add(xarith.MuliOp(lin, b.index(size))), i))
+        lin = (
+            i if lin is None else b.add(xarith.AddiOp(b.add(xarith.MuliOp(lin, b.index(size))), i))
+        )
     return lin if lin is not None else b.index(0)
 
 
@@ -449,28 +462,85 @@ def convert_rng(op: Operation, e: Emitter) -> list[SSAValue]:
     out_t = _out_type(op)
     dist = enum_attr(op, "rng_distribution")
     el = out_t.element_type
-    if dist != "UNIFORM" or not is_float(el):
-        raise e.error(
-            f"rng with distribution {dist} of '{el}' is not supported (the numbers are implementation-defined; "
-            "use rng_bit_generator)"
-        )
-    rank = len(out_t.get_shape())
+    out_shape = list(out_t.get_shape())
+    rank = len(out_shape)
     lo = e.extract(a)
     hi = e.extract(bnd)
+    if dist == "NORMAL" and str(el) == "f32":
+        return [_rng_normal(e, out_shape, el, lo, hi)]
+    if dist != "UNIFORM" or not is_float(el):
+        raise e.error(
+            f"rng with distribution {dist} of '{el}' is not supported (its numbers are implementation-defined: "
+            "UNIFORM of floats and NORMAL of f32 are defined here; use rng_bit_generator)"
+        )
 
     def body(b: Emitter, _args):
         # A linear congruential generator over the element's indices, seed 0.
         state = b.scalar(0, I32)
         for i in range(rank):
             idx = b.add(arith.IndexCastOp(b.linalg_index(i), I32))
-            state = b.add(xarith.AddiOp(b.add(xarith.MuliOp(b.add(xarith.AddiOp(idx, state)),
-                                                              b.scalar(1103515245, I32))),
-                                        b.scalar(12345, I32)))  # fmt: skip
+            state = b.add(
+                xarith.AddiOp(
+                    b.add(
+                        xarith.MuliOp(b.add(xarith.AddiOp(idx, state)), b.scalar(1103515245, I32))
+                    ),
+                    b.scalar(12345, I32),
+                )
+            )
         scale = b.add(xarith.MulfOp(b.add(xarith.SubfOp(hi, lo)), b.scalar(2.3283064e-10, el)))
         u = b.add(arith.UIToFPOp(state, el))
         return b.add(xarith.AddfOp(b.add(xarith.MulfOp(u, scale)), lo))
 
     return [e.map([], out_t, body)]
+
+
+def _rng_normal(e: Emitter, out_shape: list[int], el, mu: SSAValue, sigma: SSAValue) -> SSAValue:
+    """IREE's definition: Box-Muller pairs from uniform doubles of a Mersenne
+    Twister seeded with 0 (as std::mt19937 and std::uniform_real_distribution
+    draw them), computed when compiling; ``sigma * sqrt(q) * t + mu`` at run time."""
+    import math as pymath
+
+    import numpy as np
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+
+    n = numel(out_shape)
+    half = (n + 1) // 2
+    gen = np.random.MT19937(0)
+    gen._legacy_seeding(0)
+    words = iter([])
+
+    def canonical() -> float:
+        nonlocal words
+        try:
+            lo_, hi_ = next(words), next(words)
+        except StopIteration:
+            words = iter(gen.random_raw(4096).tolist())
+            lo_, hi_ = next(words), next(words)
+        v = (lo_ + hi_ * 2.0**32) / 2.0**64
+        return v if v < 1.0 else float(np.nextafter(1.0, 0.0))
+
+    eps = float(np.finfo(np.float32).eps)
+    two_pi = np.float32(2.0 * pymath.pi)
+    q, c, sn = [], [], []
+    for _ in range(half):
+        while True:
+            u1, u2 = np.float32(canonical()), np.float32(canonical())
+            if u1 > eps:
+                break
+        q.append(float(np.float32(-2.0 * pymath.log(u1))))
+        angle = float(np.float32(two_pi * u2))
+        c.append(float(np.float32(pymath.cos(angle))))
+        sn.append(float(np.float32(pymath.sin(angle))))
+    flat_t = TensorType(el, [n])
+    qs = e.add(xarith.ConstantOp(DenseIntOrFPElementsAttr.from_list(flat_t, (q + q)[:n]), flat_t))
+    ts = e.add(xarith.ConstantOp(DenseIntOrFPElementsAttr.from_list(flat_t, (c + sn)[:n]), flat_t))
+
+    def body(b: Emitter, args):
+        mag = b.add(xarith.MulfOp(sigma, b.add(math.SqrtOp(args[0]))))
+        return b.add(xarith.AddfOp(b.add(xarith.MulfOp(mag, args[1])), mu))
+
+    flat = e.map([qs, ts], flat_t, body)
+    return reshape(e, flat, out_shape)
 
 
 # --------------------------------------------------------------------------
@@ -518,7 +588,9 @@ def convert_bitcast_convert(op: Operation, e: Emitter) -> list[SSAValue]:
     k = wo // wi
     if in_shape != out_shape + [k]:
         raise e.error(f"the operand shape must be {out_shape + [k]}")
-    maps = [AffineMap(rank, 0, (*(d(i) for i in range(rank)), AffineConstantExpr(j))) for j in range(k)]
+    maps = [
+        AffineMap(rank, 0, (*(d(i) for i in range(rank)), AffineConstantExpr(j))) for j in range(k)
+    ]
 
     def join(b: Emitter, args):
         acc = None
@@ -559,7 +631,7 @@ def convert_reduce_precision(op: Operation, e: Emitter) -> list[SSAValue]:
     def body(b: Emitter, args):
         v = args[0]
         bits = b.add(xarith.BitcastOp(v, it))
-        c = lambda n: b.scalar(n, it)  # noqa: E731
+        c = lambda n: b.scalar(n, it)
         if mbits < src_m:
             shift = src_m - mbits
             last = 1 << shift
@@ -638,7 +710,9 @@ def convert_composite(op: Operation, e: Emitter) -> list[SSAValue]:
         name = target.data
     else:
         raise e.error("composite needs a decomposition function")
-    call = CallOp(FlatSymbolRefAttr(name), list(op.operands), [signless(r.type) for r in op.results])
+    call = CallOp(
+        FlatSymbolRefAttr(name), list(op.operands), [signless(r.type) for r in op.results]
+    )
     e.add(call)
     return list(call.results)
 
@@ -677,7 +751,9 @@ class _Norm:
 
     def map(self, ins: list[SSAValue], body) -> SSAValue:
         """Element-wise over the operand's shape; 1-D inputs are per feature."""
-        maps = [self.fmap if len(shape(v.type)) == 1 and self.rank != 1 else self.ident for v in ins]
+        maps = [
+            self.fmap if len(shape(v.type)) == 1 and self.rank != 1 else self.ident for v in ins
+        ]
         return self.e.map(ins, TensorType(self.el, self.shape), body, maps)
 
     def feature_sum(self, v: SSAValue) -> SSAValue:
@@ -690,8 +766,9 @@ class _Norm:
         in_map = AffineMap(self.rank, 0, tuple(d(pos[i]) for i in range(self.rank)))
         out_map = AffineMap(self.rank, 0, (d(0),))
         iters = ["parallel"] + ["reduction"] * (self.rank - 1)
-        return e.generic([v], [init], [in_map, out_map], iters,
-                         lambda b, a: b.add(xarith.AddfOp(a[1], a[0])))[0]  # fmt: skip
+        return e.generic(
+            [v], [init], [in_map, out_map], iters, lambda b, a: b.add(xarith.AddfOp(a[1], a[0]))
+        )[0]
 
     def per_feature(self, ins: list[SSAValue], body) -> SSAValue:
         n = self.shape[self.fi]
@@ -703,7 +780,9 @@ class _Norm:
 
     def mean(self, v: SSAValue) -> SSAValue:
         total = self.feature_sum(v)
-        return self.per_feature([total], lambda b, a: b.add(xarith.DivfOp(a[0], self.const(b, self.count))))
+        return self.per_feature(
+            [total], lambda b, a: b.add(xarith.DivfOp(a[0], self.const(b, self.count)))
+        )
 
 
 def _normalize(n: _Norm, x, scale, offset, mean, var, eps: float) -> SSAValue:
@@ -760,7 +839,9 @@ def convert_batch_norm_grad(op: Operation, e: Emitter) -> list[SSAValue]:
         return b.add(xarith.MulfOp(f, i6))
 
     grad_x = n.map([dy, centered, scale, var, sum_dy, sum_dy_c], grad)
-    grad_scale = n.feature_sum(n.map([dy, normalized], lambda b, a: b.add(xarith.MulfOp(a[0], a[1]))))
+    grad_scale = n.feature_sum(
+        n.map([dy, normalized], lambda b, a: b.add(xarith.MulfOp(a[0], a[1])))
+    )
     return [grad_x, grad_scale, sum_dy]
 
 
@@ -823,8 +904,13 @@ def _batched_matvec(e: Emitter, m: SSAValue, v: SSAValue, transpose_v: bool) -> 
     vm = AffineMap(loops, 0, (*batch, one, k_) if transpose_v else (*batch, k_, one))
     om = AffineMap(loops, 0, (*batch, n_, one))
     init = e.filled([*s[:-1], 1], e.scalar(0.0, el))
-    return e.generic([m, v], [init], [mm, vm, om], ["parallel"] * r + ["reduction"],
-                     lambda b, a: b.add(xarith.AddfOp(a[2], b.add(xarith.MulfOp(a[0], a[1])))))[0]  # fmt: skip
+    return e.generic(
+        [m, v],
+        [init],
+        [mm, vm, om],
+        ["parallel"] * r + ["reduction"],
+        lambda b, a: b.add(xarith.AddfOp(a[2], b.add(xarith.MulfOp(a[0], a[1])))),
+    )[0]
 
 
 def convert_cholesky(op: Operation, e: Emitter) -> list[SSAValue]:
@@ -853,7 +939,9 @@ def convert_cholesky(op: Operation, e: Emitter) -> list[SSAValue]:
         cs = [*s[:-1], 1]
         c = b.map([col, dot], TensorType(el, cs), lambda bb, v: bb.add(xarith.SubfOp(v[0], v[1])))
         diag = _row(b, c, j, -2)  # [.., 1, 1]
-        dmap = AffineMap(r, 0, (*(d(i) for i in range(r - 2)), AffineConstantExpr(0), AffineConstantExpr(0)))
+        dmap = AffineMap(
+            r, 0, (*(d(i) for i in range(r - 2)), AffineConstantExpr(0), AffineConstantExpr(0))
+        )
 
         def finish(bb: Emitter, v):
             i = bb.linalg_index(r - 2)
@@ -912,23 +1000,269 @@ def convert_triangular_solve(op: Operation, e: Emitter) -> list[SSAValue]:
         batch = [d(k) for k in range(r - 2)]
         one, col, kk = d(r - 2), d(r - 1), d(r)
         acc = b.filled([*s[:-2], 1, s[-1]], b.scalar(0.0, el))
-        dot = b.generic([mrow, x], [acc], [AffineMap(loops, 0, (*batch, one, kk)), AffineMap(loops, 0, (*batch, kk, col)),
-                                           AffineMap(loops, 0, (*batch, one, col))],
-                        ["parallel"] * r + ["reduction"],
-                        lambda bb, v: bb.add(xarith.AddfOp(v[2], bb.add(xarith.MulfOp(v[0], v[1])))))[0]  # fmt: skip
+        dot = b.generic(
+            [mrow, x],
+            [acc],
+            [
+                AffineMap(loops, 0, (*batch, one, kk)),
+                AffineMap(loops, 0, (*batch, kk, col)),
+                AffineMap(loops, 0, (*batch, one, col)),
+            ],
+            ["parallel"] * r + ["reduction"],
+            lambda bb, v: bb.add(xarith.AddfOp(v[2], bb.add(xarith.MulfOp(v[0], v[1])))),
+        )[0]
         brow = _row(b, rhs, i, -2)
-        diag = extract_slice(b, mrow, [0] * (r - 1) + [i], [*s[:-2], 1, 1], [1] * r, TensorType(el, [*s[:-2], 1, 1]))
-        dmap = AffineMap(r, 0, (*(d(k) for k in range(r - 2)), AffineConstantExpr(0), AffineConstantExpr(0)))
+        diag = extract_slice(
+            b, mrow, [0] * (r - 1) + [i], [*s[:-2], 1, 1], [1] * r, TensorType(el, [*s[:-2], 1, 1])
+        )
+        dmap = AffineMap(
+            r, 0, (*(d(k) for k in range(r - 2)), AffineConstantExpr(0), AffineConstantExpr(0))
+        )
         ident = identity_map(r)
         rs = [*s[:-2], 1, s[-1]]
-        new = b.map([brow, dot, diag], TensorType(el, rs),
-                    lambda bb, v: bb.add(xarith.DivfOp(bb.add(xarith.SubfOp(v[0], v[1])), v[2])), [ident, ident, dmap])  # fmt: skip
+        new = b.map(
+            [brow, dot, diag],
+            TensorType(el, rs),
+            lambda bb, v: bb.add(xarith.DivfOp(bb.add(xarith.SubfOp(v[0], v[1])), v[2])),
+            [ident, ident, dmap],
+        )
         return [_put(b, new, x, i, -2)]
 
     from .gather_scatter import loop_nest
 
     (x,) = loop_nest(e, [n], [zero], step)
     return [x if left else _swap_last(e, x)]
+
+
+# --------------------------------------------------------------------------
+# fft: discrete Fourier transforms as products with cosine and sine matrices,
+# on real and imaginary parts kept apart (the kernels hold no complex tensors)
+
+
+def _complex_parts(e: Emitter, v: SSAValue) -> tuple[SSAValue, SSAValue] | None:
+    """The real and imaginary parts of complex tensor ``v`` when it is built by
+    ``stablehlo.complex`` (already converted: a generic yielding ``complex.create``
+    of its two inputs, elementwise)."""
+    owner = getattr(v, "op", None)
+    if owner is None or owner.name != "linalg.generic":
+        return None
+    block = owner.regions[0].blocks.first
+    ops = list(block.ops)
+    if len(ops) != 2 or ops[0].name != "complex.create" or len(owner.operands) != 3:
+        return None
+    if list(ops[0].operands) != list(block.args[:2]) or list(ops[1].operands) != [
+        ops[0].results[0]
+    ]:
+        return None
+    ins = list(owner.operands[:2])
+    if any(shape(x.type) != shape(v.type) for x in ins):
+        return None
+    maps = [m.data for m in owner.properties["indexing_maps"].data]
+    rank = len(shape(v.type))
+    if any(m != identity_map(rank) for m in maps):
+        return None
+    return ins[0], ins[1]
+
+
+def _dft_matrix(e: Emitter, n_in: int, n_out: int, n: int, kind: str, inverse: bool) -> SSAValue:
+    """``[n_in, n_out]`` f64 matrix of cos or sin(2 pi j k / n) (signs and 1/n folded in)."""
+    import numpy as np
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, f64
+
+    j = np.arange(n_in)[:, None]
+    k = np.arange(n_out)[None, :]
+    theta = 2.0 * np.pi * ((j * k) % n) / n
+    m = np.cos(theta) if kind == "cos" else np.sin(theta)
+    t = TensorType(f64, [n_in, n_out])
+    return e.add(xarith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, m.ravel().tolist()), t))
+
+
+def _matmul_last(e: Emitter, x: SSAValue, m: SSAValue) -> SSAValue:
+    """``x[..., j] @ m[j, k]``."""
+    from xdsl.dialects.builtin import f64
+
+    s = list(shape(x.type))
+    r = len(s)
+    n_out = shape(m.type)[1]
+    loops = r + 1  # batch.., k, j
+    batch = [d(i) for i in range(r - 1)]
+    xm = AffineMap(loops, 0, (*batch, d(r)))
+    mm = AffineMap(loops, 0, (d(r), d(r - 1)))
+    om = AffineMap(loops, 0, (*batch, d(r - 1)))
+    init = e.filled([*s[:-1], n_out], e.scalar(0.0, f64))
+    return e.generic(
+        [x, m],
+        [init],
+        [xm, mm, om],
+        ["parallel"] * r + ["reduction"],
+        lambda b, a: b.add(xarith.AddfOp(a[2], b.add(xarith.MulfOp(a[0], a[1])))),
+    )[0]
+
+
+def _ew(e: Emitter, xs: list[SSAValue], fn) -> SSAValue:
+    s = list(shape(xs[0].type))
+    return e.map(xs, TensorType(element(xs[0].type), s), fn)
+
+
+def _dft_last(e: Emitter, re: SSAValue, im: SSAValue | None, n: int, mode: str):
+    """One transform along the last dimension (f64 parts): ``fft``, ``ifft``,
+    ``rfft`` (real input, n // 2 + 1 outputs) or ``irfft`` (n // 2 + 1 inputs,
+    n real outputs)."""
+    n_in = shape(re.type)[-1]
+    if mode == "rfft":
+        n_out = n // 2 + 1
+    elif mode == "irfft":
+        n_out = n
+    else:
+        n_out = n
+    inverse = mode in ("ifft", "irfft")
+    c = _dft_matrix(e, n_in, n_out, n, "cos", inverse)
+    sn = _dft_matrix(e, n_in, n_out, n, "sin", inverse)
+    sub = lambda b, a: b.add(xarith.SubfOp(a[0], a[1]))
+    addf = lambda b, a: b.add(xarith.AddfOp(a[0], a[1]))
+    rc = _matmul_last(e, re, c)
+    rs = _matmul_last(e, re, sn)
+    if mode == "irfft":
+        # hermitian extension: bins 1 .. ceil(n/2)-1 count twice
+        from xdsl.dialects.builtin import f64
+
+        r = len(shape(re.type))
+        w = [1.0 if (k == 0 or 2 * k == n) else 2.0 for k in range(n_in)]
+
+        def weigh(v: SSAValue) -> SSAValue:
+            import numpy as np
+            from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+
+            t = TensorType(f64, [n_in])
+            wt = e.add(
+                xarith.ConstantOp(
+                    DenseIntOrFPElementsAttr.from_list(t, (np.array(w) / n).tolist()), t
+                )
+            )
+            return e.map(
+                [v, wt],
+                TensorType(f64, list(shape(v.type))),
+                lambda b, a: b.add(xarith.MulfOp(a[0], a[1])),
+                [identity_map(r), AffineMap(r, 0, (d(r - 1),))],
+            )
+
+        rw = weigh(re)
+        iw = weigh(im) if im is not None else None
+        out = _matmul_last(e, rw, c)
+        if iw is not None:
+            out = _ew(e, [out, _matmul_last(e, iw, sn)], sub)
+        return out, None
+    if im is None:
+        ic = is_ = None
+    else:
+        ic = _matmul_last(e, im, c)
+        is_ = _matmul_last(e, im, sn)
+    if not inverse:  # e^{-i theta}: re = xr cos + xi sin, im = xi cos - xr sin
+        out_re = rc if is_ is None else _ew(e, [rc, is_], addf)
+        neg = lambda b, a: b.add(xarith.NegfOp(a[0]))
+        out_im = _ew(e, [rs], neg) if ic is None else _ew(e, [ic, rs], sub)
+        return out_re, out_im
+    # e^{+i theta} / n
+    scale = lambda b, a: b.add(xarith.DivfOp(a[0], b.scalar(float(n), element(a[0].type))))
+    out_re = rc if is_ is None else _ew(e, [rc, is_], sub)
+    out_im = rs if ic is None else _ew(e, [ic, rs], addf)
+    return _ew(e, [out_re], scale), _ew(e, [out_im], scale)
+
+
+def convert_fft(op: Operation, e: Emitter) -> list[SSAValue]:
+    from xdsl.dialects.builtin import f64
+
+    _erase = erase_op
+
+    x = op.operands[0]
+    in_t = static_type(op, x.type)
+    kind = enum_attr(op, "fft_type")
+    lengths = list(int_list(op, "fft_length", ()))
+    L = len(lengths)
+    if kind not in ("FFT", "IFFT", "RFFT", "IRFFT") or not 1 <= L <= 3:
+        raise e.error(f"fft type {kind} with {L} lengths is not supported")
+    res_t = static_type(op, op.results[0].type)
+    complex_out = kind != "IRFFT"
+    users = [u.operation for u in op.results[0].uses]
+    if complex_out and any(u.name not in ("stablehlo.real", "stablehlo.imag") for u in users):
+        raise e.error(
+            "complex tensors are not supported by the kernels: fft is converted only when "
+            "stablehlo.real and stablehlo.imag take its every result"
+        )
+    if kind == "RFFT":
+        if is_complex(in_t.element_type):
+            raise e.error("RFFT takes a real operand")
+        re, im = x, None
+        el = in_t.element_type
+    else:
+        parts = _complex_parts(e, x)
+        if parts is None:
+            raise e.error(
+                "complex tensors are not supported by the kernels: fft is converted only when "
+                "its complex operand is built by stablehlo.complex"
+            )
+        re, im = parts
+        el = signless(element(re.type))
+    if str(el) not in ("f32", "f64"):
+        raise e.error(f"fft of '{el}' parts is not supported")
+    to64 = lambda v: (
+        v
+        if v is None or element(v.type) == f64
+        else e.map(
+            [v], TensorType(f64, list(shape(v.type))), lambda b, a: b.add(xarith.ExtFOp(a[0], f64))
+        )
+    )
+    re, im = to64(re), to64(im)
+    rank = len(shape(re.type))
+
+    def along(axis: int, mode: str, n: int):
+        nonlocal re, im
+        perm = [i for i in range(rank) if i != axis] + [axis]
+        inv = [0] * rank
+        for i, p in enumerate(perm):
+            inv[p] = i
+        tr = lambda v: None if v is None else transpose(e, v, perm)
+        r2, i2 = _dft_last(e, tr(re), tr(im), n, mode)
+        re = transpose(e, r2, inv)
+        im = None if i2 is None else transpose(e, i2, inv)
+
+    axes = list(range(rank - L, rank))
+    if kind in ("FFT", "RFFT"):
+        for k, axis in enumerate(reversed(axes)):
+            mode = "rfft" if (kind == "RFFT" and k == 0) else "fft"
+            along(axis, mode, lengths[axis - (rank - L)])
+    else:
+        for k, axis in enumerate(axes):
+            mode = "irfft" if (kind == "IRFFT" and axis == rank - 1) else "ifft"
+            along(axis, mode, lengths[axis - (rank - L)])
+    out_el = res_t.element_type.element_type if complex_out else res_t.element_type
+    back = lambda v: (
+        v
+        if out_el == f64
+        else e.map(
+            [v],
+            TensorType(out_el, list(shape(v.type))),
+            lambda b, a: b.add(xarith.TruncFOp(a[0], out_el)),
+        )
+    )
+    if list(shape(re.type)) != list(res_t.get_shape()):
+        raise e.error(f"the result shape must be {list(shape(re.type))}")
+    out_re = back(re)
+    if kind != "RFFT":
+        # the complex operand's generic goes when the fft was its last use
+        owner = x.op
+        op.operands = [out_re]
+        if x.first_use is None:
+            _erase(owner)
+    if not complex_out:
+        return [out_re]
+    out_im = (
+        back(im) if im is not None else e.filled(list(res_t.get_shape()), e.scalar(0.0, out_el))
+    )
+    for u in users:
+        replace_all_uses(u.results[0], out_re if u.name == "stablehlo.real" else out_im)
+        erase_op(u)
+    return [out_re]  # (no uses left: the op is erased)
 
 
 CONVERSIONS = {
@@ -946,4 +1280,5 @@ CONVERSIONS = {
     "stablehlo.tuple": convert_tuple,
     "stablehlo.get_tuple_element": convert_get_tuple_element,
     "stablehlo.composite": convert_composite,
+    "stablehlo.fft": convert_fft,
 }

@@ -43,19 +43,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tfrt.dialects import arith
 from xdsl.dialects import arith as xarith
 from xdsl.dialects.builtin import (
     ComplexType,
     DenseIntOrFPElementsAttr,
-    FloatAttr,
     IntegerType,
     TensorType,
     i64,
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
-
-from tfrt.dialects import arith
 
 from .common import (
     Emitter,
@@ -110,9 +108,15 @@ def _i64_dense(values: Sequence[int]) -> DenseIntOrFPElementsAttr:
 
 
 def _named_conv(
-    e: Emitter, name: str, x: SSAValue, k: SSAValue, out_shape: Sequence[int], out_elem,
-    strides: Sequence[int], dilations: Sequence[int],
-) -> SSAValue:  # fmt: skip
+    e: Emitter,
+    name: str,
+    x: SSAValue,
+    k: SSAValue,
+    out_shape: Sequence[int],
+    out_elem,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+) -> SSAValue:
     from tfrt.dialects.linalg_named import OPS
 
     init = e.filled(out_shape, _zero(e, out_elem))
@@ -161,22 +165,35 @@ def convert_convolution(op: Operation, e: Emitter) -> list[SSAValue]:
     reversal = list(int_list(op, "window_reversal", [0] * nsp))
     groups = int_attr(op, "feature_group_count", 1)
     bgroups = int_attr(op, "batch_group_count", 1)
-    for name, v in (("window_strides", strides), ("padding", padding), ("lhs_dilation", lhs_dil),
-                    ("rhs_dilation", rhs_dil), ("window_reversal", reversal)):  # fmt: skip
+    for name, v in (
+        ("window_strides", strides),
+        ("padding", padding),
+        ("lhs_dilation", lhs_dil),
+        ("rhs_dilation", rhs_dil),
+        ("window_reversal", reversal),
+    ):
         if len(v) != nsp:
             raise e.error(f"{name} must have {nsp} entries, one per spatial dimension")
     if min([*strides, *lhs_dil, *rhs_dil, 1]) < 1:
         raise e.error("window strides and dilations must be positive")
     if groups < 1 or bgroups < 1 or (groups > 1 and bgroups > 1):
-        raise e.error("feature_group_count and batch_group_count must be positive, and one of them 1")
+        raise e.error(
+            "feature_group_count and batch_group_count must be positive, and one of them 1"
+        )
 
     # Canonical layouts: x [N, S..., C], k [K..., I, O].
     x = transpose(e, lhs, [ib, *isp, ifd])
     k = transpose(e, rhs, [*ksp, kif, kof])
     k = reverse(e, k, [i for i in range(nsp) if reversal[i]])
     zero_in = _zero(e, lt)
-    x = pad(e, x, zero_in, [0, *(p[0] for p in padding), 0], [0, *(p[1] for p in padding), 0],
-            [0, *(v - 1 for v in lhs_dil), 0])  # fmt: skip
+    x = pad(
+        e,
+        x,
+        zero_in,
+        [0, *(p[0] for p in padding), 0],
+        [0, *(p[1] for p in padding), 0],
+        [0, *(v - 1 for v in lhs_dil), 0],
+    )
     xs, ks = shape(x.type), shape(k.type)
     n, c = xs[0], xs[-1]
     kwin, kin, kout = ks[:nsp], ks[nsp], ks[nsp + 1]
@@ -198,7 +215,9 @@ def convert_convolution(op: Operation, e: Emitter) -> list[SSAValue]:
         return [e.empty(list(ot.get_shape()), out_elem)]
     if numel(kwin) * kin == 0:
         return [e.filled(list(ot.get_shape()), _zero(e, ot))]
-    needed = [(o - 1) * st + (w - 1) * dl + 1 for o, w, st, dl in zip(out_sp, kwin, strides, rhs_dil)]
+    needed = [
+        (o - 1) * st + (w - 1) * dl + 1 for o, w, st, dl in zip(out_sp, kwin, strides, rhs_dil)
+    ]
     x = slice_to(e, x, [n, *needed, c])
 
     named_types = not any(is_unsigned(t) for t in (lt, rt, ot)) and (
@@ -206,15 +225,27 @@ def convert_convolution(op: Operation, e: Emitter) -> list[SSAValue]:
     )
     result = None
     if named_types and bgroups == 1 and groups == 1 and nsp in (1, 2, 3):
-        name = {1: "linalg.conv_1d_nwc_wcf", 2: "linalg.conv_2d_nhwc_hwcf", 3: "linalg.conv_3d_ndhwc_dhwcf"}[nsp]
+        name = {
+            1: "linalg.conv_1d_nwc_wcf",
+            2: "linalg.conv_2d_nhwc_hwcf",
+            3: "linalg.conv_3d_ndhwc_dhwcf",
+        }[nsp]
         result = _named_conv(e, name, x, k, canon, out_elem, strides, rhs_dil)
     elif named_types and bgroups == 1 and nsp == 2:
         fg = kout // groups
         xg = reshape(e, x, [n, *needed, groups, kin])
         kg = reshape(e, k, [*kwin, kin, groups, fg])
         kg = transpose(e, kg, [3, 4, 0, 1, 2])
-        og = _named_conv(e, "linalg.conv_2d_nhwgc_gfhwc", xg, kg, [n, *out_sp, groups, fg], out_elem,
-                         strides, rhs_dil)  # fmt: skip
+        og = _named_conv(
+            e,
+            "linalg.conv_2d_nhwgc_gfhwc",
+            xg,
+            kg,
+            [n, *out_sp, groups, fg],
+            out_elem,
+            strides,
+            rhs_dil,
+        )
         result = reshape(e, og, canon)
     else:
         result = _conv_generic(e, x, k, lt, rt, ot, groups, bgroups, out_sp, strides, rhs_dil)
@@ -244,16 +275,29 @@ def _conv_generic(e, x, k, lt, rt, ot, groups, bgroups, out_sp, strides, rhs_dil
     # contraction: loops (n, o..., b, g, f, k..., c)
     loops = 1 + nsp + 3 + nsp + 1
     o0, b_, g_, f_, k0, c_ = 1, 1 + nsp, 2 + nsp, 3 + nsp, 4 + nsp, 4 + 2 * nsp
-    wmap = AffineMap(loops, 0, (d(b_), d(0), *(d(o0 + i) for i in range(nsp)),
-                                *(d(k0 + i) for i in range(nsp)), d(g_), d(c_)))  # fmt: skip
+    wmap = AffineMap(
+        loops,
+        0,
+        (
+            d(b_),
+            d(0),
+            *(d(o0 + i) for i in range(nsp)),
+            *(d(k0 + i) for i in range(nsp)),
+            d(g_),
+            d(c_),
+        ),
+    )
     kmap = AffineMap(loops, 0, (*(d(k0 + i) for i in range(nsp)), d(c_), d(b_), d(g_), d(f_)))
     omap = AffineMap(loops, 0, (d(0), *(d(o0 + i) for i in range(nsp)), d(b_), d(g_), d(f_)))
     init = e.filled([nb, *out_sp, bgroups, groups, f], _zero(e, ot))
     iters = ["parallel"] * (1 + nsp + 3) + ["reduction"] * (nsp + 1)
     out = e.generic(
-        [windows, kr], [init], [wmap, kmap, omap], iters,
+        [windows, kr],
+        [init],
+        [wmap, kmap, omap],
+        iters,
         lambda inner, args: _mac(inner, args[0], args[1], args[2], lt, rt, ot),
-    )[0]  # fmt: skip
+    )[0]
     return reshape(e, out, [nb, *out_sp, kout])
 
 
@@ -273,8 +317,13 @@ def _window_attrs(op: Operation, rank: int, e: Emitter):
     base = int_list(op, "base_dilations", [1] * rank)
     wdil = int_list(op, "window_dilations", [1] * rank)
     padding = int_matrix(op, "padding") or [[0, 0]] * rank
-    for name, v in (("window_dimensions", dims), ("window_strides", strides), ("base_dilations", base),
-                    ("window_dilations", wdil), ("padding", padding)):  # fmt: skip
+    for name, v in (
+        ("window_dimensions", dims),
+        ("window_strides", strides),
+        ("base_dilations", base),
+        ("window_dilations", wdil),
+        ("padding", padding),
+    ):
         if len(v) != rank:
             raise e.error(f"{name} must have {rank} entries, one per dimension")
     if min([*dims, *strides, *base, *wdil, 1]) < 1:
@@ -303,7 +352,9 @@ def convert_reduce_window(op: Operation, e: Emitter) -> list[SSAValue]:
     if numel(dims) == 0:
         return outs
     loops = 2 * rank
-    in_map = AffineMap(loops, 0, tuple(d(i) * strides[i] + d(rank + i) * wdil[i] for i in range(rank)))  # type: ignore[operator]
+    in_map = AffineMap(
+        loops, 0, tuple(d(i) * strides[i] + d(rank + i) * wdil[i] for i in range(rank))
+    )  # type: ignore[operator]
     out_map = AffineMap(loops, 0, tuple(d(i) for i in range(rank)))
     region = op.regions[0]
 
@@ -313,7 +364,13 @@ def convert_reduce_window(op: Operation, e: Emitter) -> list[SSAValue]:
 
     iters = ["parallel"] * rank + ["reduction"] * rank
     shape_map = AffineMap(loops, 0, tuple(d(rank + i) for i in range(rank)))
-    return e.generic([*padded, _window_shape(e, dims)], outs, [in_map] * n + [shape_map] + [out_map] * n, iters, body)
+    return e.generic(
+        [*padded, _window_shape(e, dims)],
+        outs,
+        [in_map] * n + [shape_map] + [out_map] * n,
+        iters,
+        body,
+    )
 
 
 # --------------------------------------------------------------------------
@@ -338,7 +395,9 @@ def convert_select_and_scatter(op: Operation, e: Emitter) -> list[SSAValue]:
     padded_shape = [s + lo + hi for s, lo, hi in zip(in_shape, lows, highs)]
     win_shape = [_window_out(s, w, st, 1) for s, w, st in zip(padded_shape, dims, strides)]
     if list(win_shape) != list(src_shape):
-        raise e.error(f"the source shape must be the window counts {win_shape}, not {list(src_shape)}")
+        raise e.error(
+            f"the source shape must be the window counts {win_shape}, not {list(src_shape)}"
+        )
     result_t = static_type(op, op.results[0].type)
     init_val = e.extract(init)
     if numel(in_shape) == 0:
@@ -378,7 +437,11 @@ def convert_select_and_scatter(op: Operation, e: Emitter) -> list[SSAValue]:
         offset = None
         for i in range(rank):
             ki = inner.linalg_index(rank + i)
-            offset = ki if offset is None else add(inner, inner.add(xarith.MuliOp(offset, inner.index(dims[i]))), ki)
+            offset = (
+                ki
+                if offset is None
+                else add(inner, inner.add(xarith.MuliOp(offset, inner.index(dims[i]))), ki)
+            )
         offset = inner.add(arith.IndexCastOp(offset, i64))
         new_seen = inner.scalar(1, i1) if ok is None else inner.add(xarith.OrIOp(seen, ok))
         return [select(inner, take, cand, cur), select(inner, take, offset, pos), new_seen]
@@ -386,9 +449,12 @@ def convert_select_and_scatter(op: Operation, e: Emitter) -> list[SSAValue]:
     ins = [x, valid] if valid is not None else [x]
     shape_map = AffineMap(loops, 0, tuple(d(rank + i) for i in range(rank)))
     _, pos, seen = e.generic(
-        [*ins, _window_shape(e, dims)], [sel_val, sel_pos, has], [in_map] * len(ins) + [shape_map] + [out_map] * 3,
-        ["parallel"] * rank + ["reduction"] * rank, lambda inner, args: pick(inner, [*args[: len(ins)], *args[len(ins) + 1 :]]),
-    )  # fmt: skip
+        [*ins, _window_shape(e, dims)],
+        [sel_val, sel_pos, has],
+        [in_map] * len(ins) + [shape_map] + [out_map] * 3,
+        ["parallel"] * rank + ["reduction"] * rank,
+        lambda inner, args: pick(inner, [*args[: len(ins)], *args[len(ins) + 1 :]]),
+    )
 
     # 2. Each operand element p combines the source of every window w whose
     # selection it is: w * stride + k - low = p for a window offset k.
@@ -411,9 +477,18 @@ def convert_select_and_scatter(op: Operation, e: Emitter) -> list[SSAValue]:
             else:
                 w = t
             cond = and_(inner, cond, in_range(inner, w, 0, win_shape[i]))
-            widx.append(inner.add(xarith.MinSIOp(inner.add(xarith.MaxSIOp(w, inner.index(0))),
-                                                 inner.index(win_shape[i] - 1))))  # fmt: skip
-            offset = ki if offset is None else add(inner, inner.add(xarith.MuliOp(offset, inner.index(dims[i]))), ki)
+            widx.append(
+                inner.add(
+                    xarith.MinSIOp(
+                        inner.add(xarith.MaxSIOp(w, inner.index(0))), inner.index(win_shape[i] - 1)
+                    )
+                )
+            )
+            offset = (
+                ki
+                if offset is None
+                else add(inner, inner.add(xarith.MuliOp(offset, inner.index(dims[i]))), ki)
+            )
         chosen = inner.extract(pos, widx)
         picked = cmp_i(inner, "eq", chosen, inner.add(arith.IndexCastOp(offset, i64)))
         cond = and_(inner, cond, picked)
@@ -425,8 +500,12 @@ def convert_select_and_scatter(op: Operation, e: Emitter) -> list[SSAValue]:
     loops = 2 * rank
     dummy_map = AffineMap(loops, 0, tuple(d(rank + i) for i in range(rank)))
     return e.generic(
-        [window_dummy], [out], [dummy_map, out_map], ["parallel"] * rank + ["reduction"] * rank, gather_back
-    )  # fmt: skip
+        [window_dummy],
+        [out],
+        [dummy_map, out_map],
+        ["parallel"] * rank + ["reduction"] * rank,
+        gather_back,
+    )
 
 
 CONVERSIONS = {

@@ -34,7 +34,9 @@ def check_jax(f, *args, rtol: float = 1e-5, atol: float = 1e-5):
         if g.dtype != w.dtype and g.dtype.itemsize == w.dtype.itemsize and w.dtype.kind in "iub":
             g = g.view(w.dtype)  # unsigned results come back as the signless integers
         if w.dtype.kind == "f" or w.dtype.name in ("bfloat16", "float16"):
-            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol, atol=atol)
+            np.testing.assert_allclose(
+                g.astype(np.float64), w.astype(np.float64), rtol=rtol, atol=atol
+            )
         else:
             np.testing.assert_array_equal(g, w)
     return got

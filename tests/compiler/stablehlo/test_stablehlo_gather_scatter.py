@@ -128,7 +128,6 @@ def test_torch_index_select():
 
 def test_jax_indexing_and_index_updates():
     jax = pytest.importorskip("jax")
-    jnp = jax.numpy
     rng = np.random.default_rng(1)
     x = rng.standard_normal((5, 4, 3)).astype(np.float32)
     i = np.array([0, 4, 2, -1, 7], np.int32)
@@ -152,7 +151,11 @@ def test_jax_gather_scatter_sweep():
     check_jax(lambda x, i: jnp.take(x, i, axis=1, mode="clip"), x, i)
     check_jax(lambda x, i: jnp.take(x, i, axis=1, mode="fill", fill_value=-1), x, i)
     check_jax(lambda x, ii: x[ii[:, 0], ii[:, 1]], x, ii)
-    check_jax(lambda x, ii: jax.vmap(lambda s: lax.dynamic_slice(x, (s[0], s[1], 0), (2, 2, 3)))(ii), x, ii)
+    check_jax(
+        lambda x, ii: jax.vmap(lambda s: lax.dynamic_slice(x, (s[0], s[1], 0), (2, 2, 3)))(ii),
+        x,
+        ii,
+    )
     check_jax(lambda x, i: jnp.take_along_axis(x, i[:, :, None], axis=1), xb, ib)
     check_jax(lambda x, i: jax.vmap(lambda a, b: a[b])(x, i), xb, ib)
     check_jax(lambda x, i, u: x.at[i, 1].set(u, mode="drop"), x, i, u)
@@ -163,8 +166,11 @@ def test_jax_gather_scatter_sweep():
     check_jax(lambda x, i, u: jax.vmap(lambda a, b, c: a.at[b].add(c))(x, i, u), xb2, ib, ub)
 
     def window_scatter(x, idx, u):
-        dn = lax.ScatterDimensionNumbers(update_window_dims=(1, 2), inserted_window_dims=(0,),
-                                         scatter_dims_to_operand_dims=(0, 1))  # fmt: skip
+        dn = lax.ScatterDimensionNumbers(
+            update_window_dims=(1, 2),
+            inserted_window_dims=(0,),
+            scatter_dims_to_operand_dims=(0, 1),
+        )
         return lax.scatter_add(x, idx, u, dn, mode=lax.GatherScatterMode.FILL_OR_DROP)
 
     # windows entirely in or entirely out of bounds (XLA drops a window partly

@@ -13,7 +13,6 @@ from shlo_jax_check import check_jax, run
 
 from tfrt.diagnostics import DiagnosticError
 
-
 # --------------------------------------------------------------------------
 # numpy references (the specification's formulas, loops and all)
 
@@ -21,7 +20,9 @@ from tfrt.diagnostics import DiagnosticError
 def pad_ref(x, padding, value=0):
     """numpy's pad, negative widths cutting."""
     p = np.pad(x, [(max(lo, 0), max(hi, 0)) for lo, hi in padding], constant_values=value)
-    return p[tuple(slice(max(-lo, 0), p.shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(padding))]
+    return p[
+        tuple(slice(max(-lo, 0), p.shape[i] - max(-hi, 0)) for i, (lo, hi) in enumerate(padding))
+    ]
 
 
 def conv_ref(x, w, strides, padding, lhs_dil, rhs_dil, groups=1):
@@ -38,7 +39,12 @@ def conv_ref(x, w, strides, padding, lhs_dil, rhs_dil, groups=1):
     for b, i, j, f in itertools.product(range(n), range(oh), range(ow), range(co)):
         g = f // fg
         for a, bb in itertools.product(range(kh), range(kw)):
-            row = p[b, i * strides[0] + a * rhs_dil[0], j * strides[1] + bb * rhs_dil[1], g * ci : (g + 1) * ci]
+            row = p[
+                b,
+                i * strides[0] + a * rhs_dil[0],
+                j * strides[1] + bb * rhs_dil[1],
+                g * ci : (g + 1) * ci,
+            ]
             out[b, i, j, f] += np.dot(row.astype(np.float64), w[a, bb, :, f])
     return out
 
@@ -50,10 +56,17 @@ def reduce_window_ref(x, init, fn, dims, strides, padding, base=None, wdil=None)
     d = np.full(shape, init, x.dtype)
     d[tuple(slice(None, None, b) for b in base)] = x
     p = pad_ref(d, [tuple(pp) for pp in padding], init)
-    out_shape = [(s - (w - 1) * dl - 1) // st + 1 for s, w, st, dl in zip(p.shape, dims, strides, wdil)]
+    out_shape = [
+        (s - (w - 1) * dl - 1) // st + 1 for s, w, st, dl in zip(p.shape, dims, strides, wdil)
+    ]
     out = np.empty(out_shape, x.dtype)
     for idx in itertools.product(*map(range, out_shape)):
-        win = p[tuple(slice(i * st, i * st + (w - 1) * dl + 1, dl) for i, st, w, dl in zip(idx, strides, dims, wdil))]
+        win = p[
+            tuple(
+                slice(i * st, i * st + (w - 1) * dl + 1, dl)
+                for i, st, w, dl in zip(idx, strides, dims, wdil)
+            )
+        ]
         acc = init
         for v in win.ravel():
             acc = fn(acc, v)
@@ -85,12 +98,17 @@ def test_convolution_against_the_spec(strides, padding, lhs_dil, rhs_dil, groups
     x = rng.standard_normal((2, 5, 6, 4)).astype(np.float32)
     w = rng.standard_normal((3, 2, 4 // groups, 6)).astype(np.float32)
     want = conv_ref(x, w, strides, padding, lhs_dil, rhs_dil, groups)
-    dims = lambda v: "[" + ", ".join(map(str, v)) + "]"  # noqa: E731
+    dims = lambda v: "[" + ", ".join(map(str, v)) + "]"
     text = CONV.format(
-        xs="x".join(map(str, x.shape)), ws="x".join(map(str, w.shape)), os="x".join(map(str, want.shape)),
-        st=dims(strides), pad="[" + ", ".join(dims(p) for p in padding) + "]", ld=dims(lhs_dil),
-        rd=dims(rhs_dil), g=groups,
-    )  # fmt: skip
+        xs="x".join(map(str, x.shape)),
+        ws="x".join(map(str, w.shape)),
+        os="x".join(map(str, want.shape)),
+        st=dims(strides),
+        pad="[" + ", ".join(dims(p) for p in padding) + "]",
+        ld=dims(lhs_dil),
+        rd=dims(rhs_dil),
+        g=groups,
+    )
     np.testing.assert_allclose(run(text, x, w), want, rtol=1e-4, atol=1e-4)
 
 
@@ -133,7 +151,9 @@ def test_reduce_window_with_padding_dilations_and_a_max_body():
       return %0 : tensor<3x2xf32>
     }"""
     x = np.random.default_rng(3).standard_normal((4, 5)).astype(np.float32)
-    want = reduce_window_ref(x, np.float32(-1e9), max, [2, 3], [1, 3], [[1, 0], [0, -1]], [1, 2], [2, 1])
+    want = reduce_window_ref(
+        x, np.float32(-1e9), max, [2, 3], [1, 3], [[1, 0], [0, -1]], [1, 2], [2, 1]
+    )
     assert want.shape == (3, 2)
     np.testing.assert_array_equal(run(text, x), want)
 
@@ -183,8 +203,16 @@ def test_select_and_scatter_is_the_max_pool_gradient():
 
 
 def test_convolution_with_mismatched_shapes_is_a_located_error():
-    text = CONV.format(xs="1x4x4x2", ws="3x3x2x1", os="1x3x3x1", st="[1, 1]", pad="[[0, 0], [0, 0]]",
-                       ld="[1, 1]", rd="[1, 1]", g=1)  # fmt: skip
+    text = CONV.format(
+        xs="1x4x4x2",
+        ws="3x3x2x1",
+        os="1x3x3x1",
+        st="[1, 1]",
+        pad="[[0, 0], [0, 0]]",
+        ld="[1, 1]",
+        rd="[1, 1]",
+        g=1,
+    )
     with pytest.raises(DiagnosticError) as info:
         run(text, np.zeros((1, 4, 4, 2), np.float32), np.zeros((3, 3, 2, 1), np.float32))
     assert "convolution" in str(info.value)
@@ -218,8 +246,9 @@ def test_jax_depthwise_convolution_and_weight_gradient():
     w = rng.standard_normal((3, 3, 1, 6)).astype(np.float32)
 
     def f(w, x):
-        return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
-                                        feature_group_count=3)  # fmt: skip
+        return lax.conv_general_dilated(
+            x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"), feature_group_count=3
+        )
 
     check_jax(f, w, x, rtol=1e-4, atol=1e-4)
     # the weight gradient of a depthwise convolution has batch groups
@@ -241,16 +270,56 @@ def test_jax_convolution_and_window_sweep():
     x3 = rng.standard_normal((1, 4, 5, 6, 2)).astype(np.float32)
     w3 = rng.standard_normal((2, 2, 3, 2, 3)).astype(np.float32)
     cases = [
-        (lambda x, w: lax.conv_general_dilated(x, w, (2, 3), ((1, 2), (0, 1)), dimension_numbers=dn), x, w),
-        (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), ((0, 0), (1, 1)), lhs_dilation=(2, 1),
-                                               rhs_dilation=(1, 2), dimension_numbers=dn), x, w),  # fmt: skip
-        (lambda x, w: lax.conv_general_dilated(x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1), (1, 1), "SAME",
-                                               dimension_numbers=("NCHW", "OIHW", "NCHW")), x, w),  # fmt: skip
-        (lambda x, w: lax.conv_general_dilated(x, w, (2,), "SAME", dimension_numbers=("NWC", "WIO", "NWC"),
-                                               feature_group_count=2), x1, w1),  # fmt: skip
-        (lambda x, w: lax.conv_general_dilated(x, w, (1, 2, 1), "SAME",
-                                               dimension_numbers=("NDHWC", "DHWIO", "NDHWC")), x3, w3),  # fmt: skip
-        (lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "VALID", dimension_numbers=dn), xi, wi),
+        (
+            lambda x, w: lax.conv_general_dilated(
+                x, w, (2, 3), ((1, 2), (0, 1)), dimension_numbers=dn
+            ),
+            x,
+            w,
+        ),
+        (
+            lambda x, w: lax.conv_general_dilated(
+                x,
+                w,
+                (1, 1),
+                ((0, 0), (1, 1)),
+                lhs_dilation=(2, 1),
+                rhs_dilation=(1, 2),
+                dimension_numbers=dn,
+            ),
+            x,
+            w,
+        ),
+        (
+            lambda x, w: lax.conv_general_dilated(
+                x.transpose(0, 3, 1, 2),
+                w.transpose(3, 2, 0, 1),
+                (1, 1),
+                "SAME",
+                dimension_numbers=("NCHW", "OIHW", "NCHW"),
+            ),
+            x,
+            w,
+        ),
+        (
+            lambda x, w: lax.conv_general_dilated(
+                x, w, (2,), "SAME", dimension_numbers=("NWC", "WIO", "NWC"), feature_group_count=2
+            ),
+            x1,
+            w1,
+        ),
+        (
+            lambda x, w: lax.conv_general_dilated(
+                x, w, (1, 2, 1), "SAME", dimension_numbers=("NDHWC", "DHWIO", "NDHWC")
+            ),
+            x3,
+            w3,
+        ),
+        (
+            lambda x, w: lax.conv_general_dilated(x, w, (1, 1), "VALID", dimension_numbers=dn),
+            xi,
+            wi,
+        ),
         (lambda x, w: lax.conv_transpose(x, w, (2, 2), "SAME", dimension_numbers=dn), x, w),
     ]
     for f, a, b in cases:
@@ -263,24 +332,42 @@ def test_jax_convolution_and_window_sweep():
             take = (b[0] > a[0]) | ((b[0] == a[0]) & (b[1] < a[1]))
             return lax.select(take, b[0], a[0]), lax.select(take, b[1], a[1])
 
-        return lax.reduce_window((x, idx), (np.float32(-np.inf), np.int32(0)), red, (1, 3, 1, 1), (1, 1, 1, 1),
-                                 "VALID")  # fmt: skip
+        return lax.reduce_window(
+            (x, idx), (np.float32(-np.inf), np.int32(0)), red, (1, 3, 1, 1), (1, 1, 1, 1), "VALID"
+        )
 
     def avgpool(x):
-        return lax.reduce_window(x, 0.0, lax.add, (1, 2, 3, 1), (1, 1, 2, 1), ((0, 0), (1, 1), (2, 0), (0, 0)))
+        return lax.reduce_window(
+            x, 0.0, lax.add, (1, 2, 3, 1), (1, 1, 2, 1), ((0, 0), (1, 1), (2, 0), (0, 0))
+        )
 
     def mp(x):
-        return lax.reduce_window(x, -np.inf, lax.max, (1, 3, 3, 1), (1, 1, 1, 1), ((0, 0), (1, 1), (1, 1), (0, 0)))
+        return lax.reduce_window(
+            x, -np.inf, lax.max, (1, 3, 3, 1), (1, 1, 1, 1), ((0, 0), (1, 1), (1, 1), (0, 0))
+        )
 
     for f in (
         argmax_pool,
         avgpool,
         jax.grad(lambda x: (avgpool(x) ** 2).sum()),
         jax.grad(lambda x: (mp(x) * np.arange(27.0, dtype=np.float32).reshape(1, 1, 9, 3)).sum()),
-        lambda x: lax.reduce_window(x, 0.0, lax.add, (1, 2, 2, 1), (1, 1, 1, 1), "VALID", base_dilation=(1, 2, 1, 1),
-                                    window_dilation=(1, 1, 2, 1)),  # fmt: skip
+        lambda x: lax.reduce_window(
+            x,
+            0.0,
+            lax.add,
+            (1, 2, 2, 1),
+            (1, 1, 1, 1),
+            "VALID",
+            base_dilation=(1, 2, 1, 1),
+            window_dilation=(1, 1, 2, 1),
+        ),
         lambda x: jax.numpy.cumsum(x, axis=1),
         lambda x: lax.cummax(x, axis=2),
     ):
         check_jax(f, x)
-    check_jax(lambda x: lax.reduce_window(x, np.int32(2**31 - 1), lax.min, (2, 2, 1, 1), (1, 1, 1, 1), "SAME"), xi)
+    check_jax(
+        lambda x: lax.reduce_window(
+            x, np.int32(2**31 - 1), lax.min, (2, 2, 1, 1), (1, 1, 1, 1), "SAME"
+        ),
+        xi,
+    )
