@@ -969,8 +969,12 @@ class Importer(OnnxOps):
     def op_Conv(self, node, a):  # noqa: N802
         x = self._logical(node.input[0], node)
         w = self.const(node.input[1])
-        if w is None:
-            raise ImportError_("the weights must be constants")
+        # Weights given at run time are laid out by the program itself.
+        wrt = self.value(node.input[1], node) if w is None else None
+        if wrt is not None:
+            w = np.empty(wrt.shape, wrt.dtype)  # (only its shape is read below)
+            if wrt.dtype != x.dtype:
+                raise ImportError_(f"input and weight types {x.dtype} and {wrt.dtype} differ")
         if len(x.shape) != 4:
             raise ImportError_(f"only 2-D convolutions are supported (input of rank {len(x.shape)})")
         group = a.get("group", 1)
@@ -991,11 +995,17 @@ class Importer(OnnxOps):
         name = self.em.fresh()
         y = Value(name, shape, x.dtype, "nhwc")
         if group == 1:
-            wv = self.em.constant(np.ascontiguousarray(w.transpose(2, 3, 1, 0)), node.input[1])  # (kh, kw, c, f)
+            if wrt is not None:
+                wv = self.em.transpose(wrt, [2, 3, 1, 0])
+            else:
+                wv = self.em.constant(np.ascontiguousarray(w.transpose(2, 3, 1, 0)), node.input[1])  # (kh, kw, c, f)
             self.em.emit(f"{name} = linalg.conv_2d_nhwc_hwcf {attrs} ins({xp.name}, {wv.name} : {xp.type}, {wv.type}) "
                          f"outs({acc} : {y.type}) -> {y.type}")  # fmt: skip
         elif group == c and cg == 1 and f == c:
-            wv = self.em.constant(np.ascontiguousarray(w[:, 0].transpose(1, 2, 0)), node.input[1])  # (kh, kw, c)
+            if wrt is not None:
+                wv = self.em.transpose(self.em.reshape(wrt, (f, kh, kw)), [1, 2, 0])
+            else:
+                wv = self.em.constant(np.ascontiguousarray(w[:, 0].transpose(1, 2, 0)), node.input[1])  # (kh, kw, c)
             self.em.emit(f"{name} = linalg.depthwise_conv_2d_nhwc_hwc {attrs} ins({xp.name}, {wv.name} : {xp.type}, {wv.type}) "
                          f"outs({acc} : {y.type}) -> {y.type}")  # fmt: skip
         else:
