@@ -256,6 +256,38 @@ class Function:
         return self._function_ref_names
 
 
+# Bodies of at most this many kernels are checked and planned in Python.
+SMALL_BODY = 48
+
+
+@dataclass(slots=True)
+class ColumnLists:
+    """A small body's columns as Python lists (see ``FunctionColumns``)."""
+
+    code: list[int]
+    locations: list[int]
+    num_args: list[int]
+    num_attrs: list[int]
+    num_funcs: list[int]
+    num_results: list[int]
+    stream: list[int]
+    order: list[int]
+    args: list[int]
+    attrs: list[int]
+    funcs: list[int]
+    returns: list[int]
+    arg_start: list[int]
+    attr_start: list[int]
+    func_start: list[int]
+    result_base: list[int]
+
+
+_NUMPY_COLUMNS = frozenset(
+    {"code", "locations", "num_args", "num_attrs", "num_funcs", "num_results", "stream", "order", "args",
+     "attrs", "funcs", "returns"}
+)  # fmt: skip
+
+
 class FunctionColumns:
     """A function body as the file stores it: one numpy array per column.
 
@@ -271,18 +303,82 @@ class FunctionColumns:
     __slots__ = (
         "location", "root_stream", "num_args_fn", "num_registers", "code", "locations", "num_args", "num_attrs",
         "num_funcs", "num_results", "stream", "order", "args", "attrs", "funcs", "returns",
-        "arg_start", "attr_start", "func_start", "result_base",
+        "_starts", "lists",
     )  # fmt: skip
 
+    def __init__(self) -> None:
+        self._starts: tuple | None = None
+        # A small body (SMALL_BODY kernels at most) also as Python lists, in
+        # ColumnLists order: numpy costs microseconds per call, so the
+        # reader checks such a body, and the executor plans it, in Python.
+        self.lists: ColumnLists | None = None
+
     def __len__(self) -> int:
-        return len(self.code)
+        return len(self.lists.code) if self.lists is not None else len(self.code)
+
+    def __getattr__(self, name: str) -> Any:
+        # A small body's numpy columns, made from its lists when first asked for.
+        lists = object.__getattribute__(self, "lists")
+        if lists is None or name not in _NUMPY_COLUMNS:
+            raise AttributeError(name)
+        import numpy as np
+
+        arr = np.array(getattr(lists, name), np.int64)
+        setattr(self, name, arr)
+        return arr
+
+    def stream_list(self) -> list[int]:
+        """The STREAM column as a list (whatever was set last)."""
+        try:
+            return FunctionColumns.stream.__get__(self).tolist()  # type: ignore[attr-defined]
+        except AttributeError:
+            return self.lists.stream  # type: ignore[union-attr]
+
+    def _start_arrays(self) -> tuple:
+        starts = self._starts
+        if starts is None and self.lists is not None:
+            import numpy as np
+
+            L = self.lists
+            starts = self._starts = tuple(
+                np.array(x, np.int64) for x in (L.arg_start, L.attr_start, L.func_start, L.result_base)
+            )
+        if starts is None:
+            import numpy as np
+
+            out = []
+            for counts in (self.num_args, self.num_attrs, self.num_funcs, self.num_results):
+                s = np.zeros(len(counts) + 1, np.int64)
+                np.cumsum(counts, out=s[1:])
+                out.append(s[:-1])
+            out[3] = out[3] + self.num_args_fn
+            starts = self._starts = tuple(out)
+        return starts
+
+    @property
+    def arg_start(self) -> Any:
+        """Per kernel, where its operands start in ``args`` (likewise below)."""
+        return self._start_arrays()[0]
+
+    @property
+    def attr_start(self) -> Any:
+        return self._start_arrays()[1]
+
+    @property
+    def func_start(self) -> Any:
+        return self._start_arrays()[2]
+
+    @property
+    def result_base(self) -> Any:
+        """Per kernel, its first result register."""
+        return self._start_arrays()[3]
 
     def fill(self, fn: Function, kernel_names: list[str]) -> None:
         """Set ``fn``'s per-kernel records (Kernel objects, used-by lists, use counts)."""
         records, uses, start, users = self.records(kernel_names)
         fn._num_registers = self.num_registers
         fn._register_uses = tuple(uses)
-        fn._result_registers = tuple(self.returns.tolist())
+        fn._result_registers = tuple(self.lists.returns if self.lists is not None else self.returns.tolist())
         fn._pseudo_used_by = (tuple(start), *(tuple(users[i]) for i in range(self.num_args_fn)))
         fn._kernels = [Kernel(*record) for record in records]
 
@@ -292,22 +388,30 @@ class FunctionColumns:
         operands; the users of every register, latest use first (MLIR's
         use-list order), as kernel-table indices (1-based: entry 0 is the
         pseudo kernel)."""
-        n = len(self.code)
+        n = len(self)
         nregs = self.num_registers
-        args = self.args.tolist()
-        attrs = self.attrs.tolist()
-        funcs = self.funcs.tolist()
-        code = self.code.tolist()
-        loc = self.locations.tolist()
-        na = self.num_args.tolist()
-        nt = self.num_attrs.tolist()
-        nf = self.num_funcs.tolist()
-        nr = self.num_results.tolist()
-        st = self.stream.tolist()
-        a0 = self.arg_start.tolist()
-        t0 = self.attr_start.tolist()
-        f0 = self.func_start.tolist()
-        rb = self.result_base.tolist()
+        L = self.lists
+        if L is not None:
+            args, attrs, funcs, code, loc = L.args, L.attrs, L.funcs, L.code, L.locations
+            na, nt, nf, nr = L.num_args, L.num_attrs, L.num_funcs, L.num_results
+            a0, t0, f0, rb = L.arg_start, L.attr_start, L.func_start, L.result_base
+            returns = L.returns
+        else:
+            args = self.args.tolist()
+            attrs = self.attrs.tolist()
+            funcs = self.funcs.tolist()
+            code = self.code.tolist()
+            loc = self.locations.tolist()
+            na = self.num_args.tolist()
+            nt = self.num_attrs.tolist()
+            nf = self.num_funcs.tolist()
+            nr = self.num_results.tolist()
+            a0 = self.arg_start.tolist()
+            t0 = self.attr_start.tolist()
+            f0 = self.func_start.tolist()
+            rb = self.result_base.tolist()
+            returns = self.returns.tolist()
+        st = self.stream_list()
         users: list[list[int]] = [[] for _ in range(nregs)]
         start: list[int] = []
         for k in range(n - 1, -1, -1):
@@ -317,7 +421,7 @@ class FunctionColumns:
                 users[r].append(k + 1)
         start.reverse()
         uses = [len(u) for u in users]
-        for r in self.returns.tolist():
+        for r in returns:
             uses[r] += 1
         records = []
         for k in range(n):

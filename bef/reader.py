@@ -30,6 +30,7 @@ this module, and a test enforces it).
 
 from __future__ import annotations
 
+import bisect
 import gc
 import mmap
 import os
@@ -683,18 +684,24 @@ class _Reader:
         if n > max(1, end - pos):
             self._fail(sid, start + 4, f"{where}: kernel count {n} exceeds the {end - pos} bytes left")
 
-        def column(c: int, count: int) -> np.ndarray:
+        # A small body comes out as Python lists (see _small_body).
+        small = n <= program.SMALL_BODY
+
+        def column(c: int, count: int) -> Any:
             nonlocal pos
             width = enc.WIDTH_BYTES[(widths >> (2 * c)) & 3]
             if width == 0:
                 if count and c >= enc.Column.ARGS:
                     self._fail(sid, start + 8, f"{where}: the non-empty {_COLUMN_NAMES[c]} column has width 0")
-                return np.zeros(count, np.uint8)
+                return [0] * count if small else np.zeros(count, np.uint8)
             if c <= enc.Column.NUM_RESULTS and c >= enc.Column.NUM_ARGS and width > 2:
                 self._fail(sid, start + 8, f"{where}: the {_COLUMN_NAMES[c]} column is wider than 2 bytes")
             if count > (end - pos) // width:
                 self._fail(sid, pos, f"{where}: the {_COLUMN_NAMES[c]} column runs past the end of the function ({count} entries of {width} bytes)")
-            arr = np.frombuffer(buf, dtype=_COLUMN_DTYPES[width], count=count, offset=pos)
+            if small:
+                arr: Any = list(struct.unpack_from(f"<{count}{_STRUCT_CODES[width]}", buf, pos))
+            else:
+                arr = np.frombuffer(buf, dtype=_COLUMN_DTYPES[width], count=count, offset=pos)
             pos = enc.align_up(pos + count * width, enc.BODY_ALIGNMENT)
             return arr
 
@@ -703,6 +710,8 @@ class _Reader:
         cols.location = location
         cols.root_stream = root_stream
         cols.num_args_fn = nfargs = len(arg_types)
+        if small:
+            return self._small_body(fn, cols, column, n, start, where, end, lambda: pos)
         cols.code = column(C.CODE, n)
         cols.locations = column(C.LOCATION, n)
         counts = []
@@ -722,8 +731,7 @@ class _Reader:
         cols.returns = returns = column(C.RETURNS, len(result_types))
         if pos > end:
             self._fail(sid, end, f"{where}: body runs past the end of the function")
-        cols.arg_start, cols.attr_start, cols.func_start = (s[:-1] for s in starts[:3])
-        cols.result_base = starts[3][:-1] + nfargs
+        cols._starts = (*(s[:-1] for s in starts[:3]), starts[3][:-1] + nfargs)
         nregs = nfargs + int(starts[3][-1])
         cols.num_registers = nregs
 
@@ -735,12 +743,7 @@ class _Reader:
             self._fail(sid, start, f"{where}: register index {int(args.max())} out of range ({nregs} registers)")
         if len(returns) and int(returns.max()) >= nregs:
             self._fail(sid, start, f"{where}: result register {int(returns.max())} out of range ({nregs} registers)")
-        attr_size = self.attr_end - self.attr_start
-        if len(attrs):
-            if int(attrs.max()) >= attr_size:
-                self._fail(sid, start, f"{where}: attribute offset {int(attrs.max())} out of range (Attributes section has {attr_size} bytes)")
-            if self._attribute_types is not None and self._attribute_types.loaded:
-                self._check_attributes_listed(attrs, start, where)
+        self._check_attribute_offsets(attrs, int(attrs.max()) if len(attrs) else -1, start, where)
         if len(funcs) and int(funcs.max()) >= len(self.entries):
             self._fail(sid, start, f"{where}: function index {int(funcs.max())} out of range ({len(self.entries)} functions)")
 
@@ -764,6 +767,76 @@ class _Reader:
             if early.any():
                 i = int(np.argmax(early))
                 self._fail(sid, start, f"{where}: kernel {int(u[i])} uses register {int(a[i])} before kernel {int(producer[i])} defines it")
+        return cols
+
+    def _check_attribute_offsets(self, attrs: Any, largest: int, start: int, where: str) -> None:
+        attr_size = self.attr_end - self.attr_start
+        if largest >= 0:
+            if largest >= attr_size:
+                self._fail(SectionId.FUNCTIONS, start, f"{where}: attribute offset {largest} out of range (Attributes section has {attr_size} bytes)")
+            if self._attribute_types is not None and self._attribute_types.loaded:
+                self._check_attributes_listed(np.asarray(attrs), start, where)
+
+    def _small_body(self, fn: program.Function, cols: program.FunctionColumns, column: Any, n: int,
+                    start: int, where: str, end: int, pos: Any) -> program.FunctionColumns:  # fmt: skip
+        """The rest of ``columns`` for a body of at most SMALL_BODY kernels:
+        the same checks and messages, on Python lists (numpy's per-call cost
+        would be most of the time for a branch or a loop body of a few
+        kernels).  The numpy columns are made only if something asks."""
+        sid = SectionId.FUNCTIONS
+        C = enc.Column
+        nfargs = cols.num_args_fn
+        code = column(C.CODE, n)
+        locations = column(C.LOCATION, n)
+        na, nt, nf, nr = (column(c, n) for c in (C.NUM_ARGS, C.NUM_ATTRS, C.NUM_FUNCS, C.NUM_RESULTS))
+        stream = column(C.STREAM, n)
+        order = column(C.ORDER, n)
+        a0, t0, f0, rb = [], [], [], []
+        sa = st = sf = 0
+        sr = nfargs
+        for k in range(n):
+            a0.append(sa)
+            t0.append(st)
+            f0.append(sf)
+            rb.append(sr)
+            sa += na[k]
+            st += nt[k]
+            sf += nf[k]
+            sr += nr[k]
+        args = column(C.ARGS, sa)
+        attrs = column(C.ATTRS, st)
+        funcs = column(C.FUNCS, sf)
+        returns = column(C.RETURNS, len(fn.result_types))
+        if pos() > end:
+            self._fail(sid, end, f"{where}: body runs past the end of the function")
+        nregs = cols.num_registers = sr
+        nkernels = len(self.kernel_names)
+        for k, c in enumerate(code):
+            if c >= nkernels:
+                self._fail(sid, start, f"{where}: kernel {k} code {c} out of range ({nkernels} kernels)")
+        if args and max(args) >= nregs:
+            self._fail(sid, start, f"{where}: register index {max(args)} out of range ({nregs} registers)")
+        if returns and max(returns) >= nregs:
+            self._fail(sid, start, f"{where}: result register {max(returns)} out of range ({nregs} registers)")
+        self._check_attribute_offsets(attrs, max(attrs) if attrs else -1, start, where)
+        if funcs and max(funcs) >= len(self.entries):
+            self._fail(sid, start, f"{where}: function index {max(funcs)} out of range ({len(self.entries)} functions)")
+        if n and sorted(order) != list(range(n)):
+            self._fail(sid, start, f"{where}: the execution order is not a permutation of its {n} kernels")
+        rank = [0] * n
+        for i, k in enumerate(order):
+            rank[k] = i
+        sync = fn.kind == program.SYNC_FUNCTION
+        for u in range(n):
+            for a in args[a0[u] : a0[u] + na[u]]:
+                if a < nfargs:
+                    continue
+                producer = bisect.bisect_right(rb, a) - 1
+                if rank[producer] >= rank[u] or (sync and producer >= u):
+                    self._fail(sid, start, f"{where}: kernel {u} uses register {a} before kernel {producer} defines it")
+        cols.lists = program.ColumnLists(
+            code, locations, na, nt, nf, nr, stream, order, args, attrs, funcs, returns, a0, t0, f0, rb
+        )
         return cols
 
     def _check_attributes_listed(self, attrs: np.ndarray, at: int, where: str) -> None:
@@ -945,6 +1018,7 @@ class _AttributeTypes(Mapping):
 
 _COLUMN_NAMES = {c: c.name for c in enc.Column}
 _COLUMN_DTYPES = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}
+_STRUCT_CODES = {1: "B", 2: "H", 4: "I"}
 
 
 _BF16 = None

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from tfrt.async_value import CONCRETE, AsyncValue
-from tfrt.executor.plan import _fail
+from tfrt.executor.plan import _fail, _partition_like_libstdcxx
 from tfrt.executor.recovery import _finish_in_order, _release_dead
 from tfrt.host_context import ExecutionContext
 from tfrt.kernels.registry import KernelError
@@ -41,7 +41,12 @@ class _ColumnPlan:
     # One list per step field, in execution order: the kind of call, the
     # kernel, operand x (or the attribute, or a general step's spec), operand
     # y, the result register, and what dies after the call (_FREE_X ...).
-    __slots__ = ("kinds", "fns", "xs", "ys", "rs", "ds", "num_registers", "returns")
+    # ``order``: the kernels (0-based) in the order the steps run them, when
+    # it is not the body's ORDER column (a small body on several streams).
+    __slots__ = ("kinds", "fns", "xs", "ys", "rs", "ds", "num_registers", "returns", "order")
+
+    def __init__(self) -> None:
+        self.order: list[int] | None = None
 
     def run(self, exec_ctx: ExecutionContext, fn: "BEFFunction", values: Sequence[Any]) -> Any:
         """Plain values in; a tuple of plain values out, or a list of
@@ -78,7 +83,7 @@ class _ColumnPlan:
                 regs[r] = v
         except BaseException as exc:
             v = None  # regs holds every value the rest of the call needs
-            return _recover_columns(fn, exec_ctx, regs, self._position(kind, x, r), exc)
+            return _recover_columns(fn, exec_ctx, regs, self._position(kind, x, r), exc, self.order)
         return tuple([regs[r] for r in self.returns])
 
     def _position(self, kind: int, x: Any, r: int) -> int:
@@ -129,6 +134,8 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
         return None
     n = len(cols)
     table = program._kernel_table()
+    if cols.lists is not None:
+        return _small_column_plan(program, table, cols, cols.lists)
     simple = table.simple
     if n and not simple[cols.code].all():
         return None
@@ -218,6 +225,135 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
     return plan
 
 
+def _small_column_plan(program: "BEFProgram", table: "_KernelTable", cols: Any, L: Any) -> _ColumnPlan | None:
+    """``_column_plan`` of a small body, from its columns as Python lists:
+    the same plan, without numpy's per-call cost."""
+    simple = table.simple_list
+    code = L.code
+    for c in code:
+        if not simple[c]:
+            return None
+    n = len(code)
+    nregs = cols.num_registers
+    na, nt, nr, a0, t0, rb, args = L.num_args, L.num_attrs, L.num_results, L.arg_start, L.attr_start, L.result_base, L.args
+    steps = _inline_order(cols.stream_list(), cols.root_stream, cols.num_args_fn, nregs, na, nr, a0, rb, args)
+    if steps is None:
+        return None  # a kernel would be enqueued: only the interpreter keeps TFRT's order
+    returned = [False] * (nregs + 1)
+    for r in L.returns:
+        returned[r] = True
+    rank = [0] * n
+    for p, k in enumerate(steps):
+        rank[k] = p
+    # The last use of each register, in execution order; an operand whose
+    # use is that last use frees the register (unless it is returned).
+    last = [-1] * (nregs + 1)
+    for k in range(n):
+        pk = rank[k]
+        for i in range(a0[k], a0[k] + na[k]):
+            a = args[i]
+            if last[a] < pk:
+                last[a] = pk
+    fns_of, binds, kdefs, names = table.fn_list, table.binds_list, table.kdefs, program.bef.kernel_names
+    kinds, fns, xs, ys, rs, ds = [], [], [], [], [], []
+    for k in steps:
+        c, s, nargs, nres = code[k], a0[k], na[k], nr[k]
+        pk = rank[k]
+        f = fns_of[c]
+        nattrs = nt[k]
+        values = None
+        if nattrs or binds[c]:
+            values = program._attribute_values(kdefs[c], names[c], L.attrs[t0[k] : t0[k] + nattrs])
+            if values is None:
+                return None  # a bad attribute: the full plan reports it
+            if binds[c]:
+                f = kdefs[c].bind(values)
+                values, nattrs = (), 0
+        x = args[s] if nargs >= 1 else 0
+        y = args[s + 1] if nargs >= 2 else 0
+        base = rb[k]
+        d = 0
+        if nargs >= 1 and last[x] == pk and not returned[x]:
+            d |= _FREE_X
+        if nargs >= 2 and last[y] == pk and not returned[y] and y != x:
+            d |= _FREE_Y
+        if last[base] < 0 and not returned[base]:
+            d |= _DEAD
+        kind = _K_GENERAL
+        if nres == 1 and nattrs == 0 and nargs <= 2:
+            kind = (_K_NONE, _K_ONE, _K_TWO)[nargs]
+        elif nres == 1 and nattrs == 1 and nargs == 0:
+            kind, x = _K_ATTR, values[0]
+        if kind == _K_GENERAL:
+            k_args = tuple(args[s : s + nargs])
+            last_use = {a: i for i, a in enumerate(k_args) if last[a] == pk and not returned[a]}
+            k_free = tuple(sorted(last_use, key=last_use.__getitem__))
+            results = tuple(range(base, base + nres))
+            k_dead = tuple(last[r] < 0 and not returned[r] for r in results)
+            x = (values or (), k_args, results, k_free, k_dead)
+        kinds.append(kind)
+        fns.append(f)
+        xs.append(x)
+        ys.append(y)
+        rs.append(base)
+        ds.append(d)
+    plan = _ColumnPlan()
+    plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds = kinds, fns, xs, ys, rs, ds
+    plan.num_registers = nregs
+    plan.returns = list(L.returns)
+    if steps != L.order:
+        plan.order = steps
+    return plan
+
+
+def _inline_order(stream: list[int], root: int, nfargs: int, nregs: int, na: list[int], nr: list[int],
+                  a0: list[int], rb: list[int], args: list[int]) -> list[int] | None:  # fmt: skip
+    """The order the interpreter runs a body of synchronous kernels in, all
+    values available (``tfrt.executor.plan._replay`` over lists), or None
+    when it would enqueue a kernel of another stream while the current one
+    has work (TFRT runs that kernel later, from the work queue).  Kernels
+    are numbered from 0."""
+    n = len(na)
+    users: list[list[int]] = [[] for _ in range(nregs)]
+    start = []
+    for k in range(n - 1, -1, -1):  # users latest first: MLIR's use-list order
+        if not na[k]:
+            start.append(k)
+        for i in range(a0[k], a0[k] + na[k]):
+            users[args[i]].append(k)
+    start.reverse()
+    counts = [c or 1 for c in na]
+    current = root
+    inline: list[int] = []
+    outline: list[int] = []
+
+    def ready(ks: list[int]) -> None:
+        for u in ks:
+            c = counts[u] - 1
+            counts[u] = c
+            if not c:
+                (inline if stream[u] == current else outline).append(u)
+
+    ready(start)
+    for i in range(nfargs):
+        ready(users[i])
+    order = []
+    while True:
+        if not inline and outline:  # TFRT's SwitchStreamId
+            current = stream[outline[0]]
+            cut = _partition_like_libstdcxx(outline, lambda k: stream[k] != current)
+            inline, outline = outline[cut:], outline[:cut]
+        if outline:
+            return None
+        if not inline:
+            break
+        k = inline.pop()
+        order.append(k)
+        for r in range(rb[k], rb[k] + nr[k]):
+            ready(users[r])
+    return order if len(order) == n else None
+
+
 def _attribute_decoder(program: "BEFProgram", table: "_KernelTable", cols: Any, order: np.ndarray,
                        codes: np.ndarray, nt: np.ndarray) -> Callable[[int], tuple | None]:  # fmt: skip
     """``decode(p)``: the attributes of the kernel at execution position ``p``
@@ -236,11 +372,11 @@ def _attribute_decoder(program: "BEFProgram", table: "_KernelTable", cols: Any, 
 
 
 def _recover_columns(fn: "BEFFunction", exec_ctx: ExecutionContext, values: list, pos: int,
-                     exc: BaseException) -> list[AsyncValue]:  # fmt: skip
+                     exc: BaseException, steps: list[int] | None = None) -> list[AsyncValue]:  # fmt: skip
     """Finish a column-path call whose kernel at ``pos`` (execution order) raised."""
     plan = fn.plan
     cols = fn.bef_function.columns
-    order = [k + 1 for k in cols.order.tolist()]
+    order = [k + 1 for k in (cols.order.tolist() if steps is None else steps)]
     kp = plan.kernels[order[pos]]
     exc.__traceback__ = None  # the failed kernel's frame lets go of its values now
     if isinstance(exc, _ArityError):

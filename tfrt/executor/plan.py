@@ -143,7 +143,7 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     cols = fn.columns
     if cols is not None:  # straight from the body's columns: no Kernel objects
         kernel_records, uses, start, users = cols.records(program.bef.kernel_names)
-        result_registers = tuple(cols.returns.tolist())
+        result_registers = tuple(cols.lists.returns if cols.lists is not None else cols.returns.tolist())
         nregs = cols.num_registers
         pseudo = (tuple(start), *(tuple(users[i]) for i in range(cols.num_args_fn)))
         del users

@@ -51,17 +51,19 @@ class _KernelTable:
     """Per kernel code of a program: its definition, function and whether the
     column path may call it (sync, no context)."""
 
-    __slots__ = ("kdefs", "fns", "simple", "binds")
+    __slots__ = ("kdefs", "fns", "simple", "binds", "fn_list", "simple_list", "binds_list")
 
     def __init__(self, program: "BEFProgram") -> None:
         registry = program.host.registry
         self.kdefs = [registry.get(name) for name in program.bef.kernel_names]
+        # As Python lists for small bodies, as numpy arrays for the others.
+        self.fn_list = [kd.fn if kd is not None else None for kd in self.kdefs]
+        self.simple_list = [kd is not None and kd.is_sync and not kd.context for kd in self.kdefs]
+        self.binds_list = [kd is not None and kd.binds for kd in self.kdefs]
         self.fns = np.empty(len(self.kdefs), object)
-        self.fns[:] = [kd.fn if kd is not None else None for kd in self.kdefs]
-        self.simple = np.array(
-            [kd is not None and kd.is_sync and not kd.context for kd in self.kdefs], bool
-        )
-        self.binds = np.array([kd is not None and kd.binds for kd in self.kdefs], bool)
+        self.fns[:] = self.fn_list
+        self.simple = np.array(self.simple_list, bool)
+        self.binds = np.array(self.binds_list, bool)
 
 
 class BEFFunction:
