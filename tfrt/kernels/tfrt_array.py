@@ -531,7 +531,11 @@ def signed_zero_extremum(kind, xp, x, r, axes, keepdims):
 @kernel("tfrt_array.einsum", attrs=(_I64S, "str"))
 def einsum(shape, spec, *inputs):
     xp = _xp(inputs[0])
-    return _tensor(xp.einsum(spec, *inputs, optimize=len(inputs) > 2), xp)
+    # numpy's einsum without a path runs its own loops; with one (a few tens
+    # of microseconds to plan) it contracts through BLAS, which pays off on
+    # large operands.
+    optimize = len(inputs) > 2 or sum(getattr(x, "size", 1) for x in inputs) > 65536
+    return _tensor(xp.einsum(spec, *inputs, optimize=optimize), xp)
 
 
 @kernel("tfrt_array.transpose", attrs=(_I64S,))

@@ -462,9 +462,26 @@ class CpuOpHandler(OpHandler):
 
     def make_op(self, op_name: str) -> CoreRuntimeOp:
         op = self.ops.get(op_name)
+        if op is None and self.ops is CPU_OPS and _import_op_modules(op_name):
+            op = self.ops.get(op_name)
         if op is None:
             return super().make_op(op_name)
         return lambda inv: _execute_cpu_op(op, inv)
+
+
+def _import_op_modules(op_name: str) -> bool:
+    """Import the kernel modules of ``op_name``'s dialect (``tfrt_tensor.matmul``:
+    tfrt.kernels.tfrt_tensor), which register their CPU ops when imported: a
+    program may reach an op only through ``corert.executeop``, never looking
+    up one of its kernels.  True when a module was imported."""
+    import importlib
+
+    from tfrt.kernels.registry import KERNEL_MODULES_BY_DIALECT
+
+    modules = KERNEL_MODULES_BY_DIALECT.get(op_name.split(".", 1)[0], ())
+    for module in modules:
+        importlib.import_module(module)
+    return bool(modules)
 
 
 def _convert_arg(op: CpuOp, tensor: HostTensor) -> HostTensor:
