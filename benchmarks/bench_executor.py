@@ -13,6 +13,14 @@ Prints each figure beside its reference points; asserts nothing.
    function per child), on ``s`` and ``mstd:2``, beside a recursive Python
    solver and a ``concurrent.futures`` thread-pool solver, in tasks/s.
 4. RSS before and after running a function 100,000 times.
+5. End to end (``--end-to-end``, or alone with ``--only-end-to-end``): fresh
+   ``bef_executor`` processes on two BEF files, a chain of N dependent
+   ``tfrt.add.i32`` and a program of N kernels with branches (``tfrt.if``),
+   three streams and async kernels (``tfrt_test.async_add.i32``); µs per
+   kernel is the slope between two sizes (loading, checking, planning and
+   running, whole process), beside the floor: a Python loop calling the
+   same add function, and a fresh CPython running the chain as a
+   straight-line ``.py`` file.
 
 Programs are built directly as ``tfrt.bef.program`` structures, so the
 numbers measure the runtime, not the compiler.
@@ -334,15 +342,133 @@ def bench_memory(calls: int) -> None:
           f"after {calls:,} more executes {after:.1f} MiB")
 
 
+def chain_text(n: int) -> str:
+    """``@chain``: one constant and n dependent ``tfrt.add.i32``."""
+    lines = ["func.func @chain() -> i32 {", "  %v0 = tfrt.constant.i32 1"]
+    lines += [f"  %v{i} = tfrt.add.i32 %v{i - 1}, %v0" for i in range(1, n + 1)]
+    lines += [f"  tfrt.return %v{n} : i32", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def mixed_text(n: int) -> str:
+    """``@main``: about n kernels in blocks of 10: two chains of adds, a
+    comparison, a ``tfrt.if`` (one branch returns its operand, the other
+    adds), an async add (a work-queue task), and adds after it.  The stream
+    analysis puts them on three streams, so the interpreter runs them
+    (kernels of other streams are enqueued)."""
+    lines = ["func.func @main() -> (i32, i32) {", "  %one = tfrt.constant.i32 1",
+             "  %a0 = tfrt.constant.i32 0", "  %b0 = tfrt.constant.i32 0"]  # fmt: skip
+    for i in range(1, n // 10 + 1):
+        p = i - 1
+        lines += [
+            f"  %x{i} = tfrt.add.i32 %a{p}, %one",
+            f"  %y{i} = tfrt.add.i32 %b{p}, %one",
+            f"  %z{i} = tfrt.add.i32 %y{i}, %one",
+            f'  %c{i} = "tfrt.lessequal.i32"(%x{i}, %z{i}) : (i32, i32) -> i1',
+            f"  %d{i} = tfrt.if %c{i}, %x{i} : (i32) -> i32 {{",
+            f"    tfrt.return %x{i} : i32",
+            "  } else {",
+            "    %k = tfrt.constant.i32 2",
+            f"    %m = tfrt.add.i32 %x{i}, %k",
+            "    tfrt.return %m : i32",
+            "  }",
+            f'  %e{i} = "tfrt_test.async_add.i32"(%d{i}, %one) : (i32, i32) -> i32',
+            f"  %f{i} = tfrt.add.i32 %e{i}, %one",
+            f"  %g{i} = tfrt.add.i32 %f{i}, %one",
+            f"  %a{i} = tfrt.add.i32 %g{i}, %one",
+            f"  %b{i} = tfrt.add.i32 %z{i}, %one",
+        ]
+    lines += [f"  tfrt.return %a{n // 10}, %b{n // 10} : i32, i32", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def chain_python(n: int) -> str:
+    lines = ["def add(a, b):", "    return a + b", "v0 = 1"]
+    lines += [f"v{i} = add(v{i - 1}, v0)" for i in range(1, n + 1)]
+    lines.append(f"print(v{n})")
+    return "\n".join(lines) + "\n"
+
+
+def bench_end_to_end(sizes: tuple[int, int], repeat: int, baseline: str | None = None) -> None:
+    """Fresh bef_executor processes: µs per kernel, the slope between two sizes."""
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from tfrt.bef.writer import write_bef
+    from tfrt.dialects.syntax import parse_module
+
+    import resource
+
+    def process(cmd: list[str]) -> tuple[float, float]:
+        """Best wall time and best CPU time (user + system) of the child."""
+        wall = cpu = float("inf")
+        for _ in range(repeat):
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            wall = min(wall, time.perf_counter() - t0)
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = min(cpu, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+        return wall, cpu
+
+    bef_executor = str(Path(sys.executable).parent / "bef_executor")
+    lo, hi = sizes
+    print(f"== end to end: fresh bef_executor processes, {lo:,} and {hi:,} kernels (best of {repeat}; µs per kernel)")
+    add = basic.add_i32
+
+    def floor() -> None:
+        y = 0
+        for _ in range(hi):
+            y = add(y, 1)
+
+    floor_us = timeit(floor) / hi * 1e6
+    with tempfile.TemporaryDirectory() as tmp:
+        times: dict = {}
+        for name, text in (("chain", chain_text), ("mixed", mixed_text), ("python", chain_python)):
+            for n in sizes:
+                if name == "python":
+                    path = Path(tmp) / f"chain{n}.py"
+                    path.write_text(text(n))
+                    times[name, n] = process([sys.executable, "-S", str(path)])
+                    continue
+                path = Path(tmp) / f"{name}{n}.bef"
+                path.write_bytes(write_bef(parse_module(text(n), f"{name}{n}.mlir")))
+                times[name, n] = process([bef_executor, str(path)])
+                if baseline:  # the same file through another build, alternating
+                    times[name + " (baseline)", n] = process([baseline, str(path)])
+    def slope(name: str, i: int) -> float:
+        return (times[name, hi][i] - times[name, lo][i]) / (hi - lo) * 1e6
+
+    print(f"  {'':40} {'wall':>7} {'cpu':>7}")
+    print(f"  {'chain of tfrt.add.i32':40} {slope('chain', 0):7.3f} {slope('chain', 1):7.3f}   (target <= 1)")
+    print(f"  {'branches, 3 streams, async kernels':40} {slope('mixed', 0):7.3f} {slope('mixed', 1):7.3f}   (target <= 1)")
+    if baseline:
+        for name in ("chain", "mixed"):
+            key = name + " (baseline)"
+            print(f"  {key:40} {slope(key, 0):7.3f} {slope(key, 1):7.3f}   ({baseline})")
+    print(f"  {'floor: CPython running the chain as .py':40} {slope('python', 0):7.3f} {slope('python', 1):7.3f}")
+    print(f"  {'floor: Python loop of add (in process)':40} {floor_us:7.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
+    parser.add_argument("--end-to-end", action="store_true", help="also time fresh bef_executor processes")
+    parser.add_argument("--only-end-to-end", action="store_true", help="only the end-to-end figures")
+    parser.add_argument("--sizes", default="20000,100000", help="the two program sizes of the end-to-end slope")
+    parser.add_argument("--baseline", metavar="EXE", help="another bef_executor to time beside (an older build)")
     opts = parser.parse_args()
     default_registry()  # import the kernel modules before timing anything
-    bench_chain(10_000 if opts.quick else 100_000)
-    bench_call(20_000 if opts.quick else 100_000)
-    bench_queens([6, 7] if opts.quick else [8, 9, 10])
-    bench_memory(10_000 if opts.quick else 100_000)
+    if not opts.only_end_to_end:
+        bench_chain(10_000 if opts.quick else 100_000)
+        bench_call(20_000 if opts.quick else 100_000)
+        bench_queens([6, 7] if opts.quick else [8, 9, 10])
+        bench_memory(10_000 if opts.quick else 100_000)
+    if opts.end_to_end or opts.only_end_to_end:
+        lo, hi = (int(v) for v in opts.sizes.split(","))
+        bench_end_to_end((lo, hi), 3, opts.baseline)
 
 
 if __name__ == "__main__":

@@ -196,11 +196,9 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
     kinds = kind.tolist()
     special = np.nonzero(kind >= _K_ATTR)[0].tolist()
     if special:
+        # Few kernels as a rule (constants, calls of several results): each
+        # reads its own slices, not whole columns.
         decode = decode or _attribute_decoder(program, table, cols, order, codes, nt)
-        free_l = free.tolist()
-        args_l = args.tolist()
-        has_use_l = has_use.tolist()
-        returned_l = returned.tolist()
         for p in special:
             values = () if binding[p] else decode(p)  # bound: the attributes are applied
             if values is None:
@@ -208,15 +206,16 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
             if kinds[p] == _K_ATTR:
                 xs[p] = values[0]
                 continue
-            s = int(a0[p])
-            k_args = tuple(args_l[s : s + int(na[p])])
+            s, m = int(a0[p]), int(na[p])
+            k_args = tuple(args[s : s + m].tolist())
+            k_frees = free[s : s + m].tolist()
             # Operands die in the order of their last use in the operand
             # list, as the interpreter drops a kernel's operands.
-            last_use = {a: i for i, a in enumerate(k_args) if free_l[s + i]}
+            last_use = {a: i for i, a in enumerate(k_args) if k_frees[i]}
             k_free = sorted(last_use, key=last_use.__getitem__)
             base = int(rb[p])
             results = tuple(range(base, base + int(nr[p])))
-            k_dead = tuple(not has_use_l[r] and not returned_l[r] for r in results)
+            k_dead = tuple(not has_use[r] and not returned[r] for r in results)
             xs[p] = (values, k_args, results, tuple(k_free), k_dead)
     plan = _ColumnPlan()
     plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds = kinds, fns, xs, y.tolist(), rb.tolist(), d.tolist()
@@ -357,16 +356,16 @@ def _inline_order(stream: list[int], root: int, nfargs: int, nregs: int, na: lis
 def _attribute_decoder(program: "BEFProgram", table: "_KernelTable", cols: Any, order: np.ndarray,
                        codes: np.ndarray, nt: np.ndarray) -> Callable[[int], tuple | None]:  # fmt: skip
     """``decode(p)``: the attributes of the kernel at execution position ``p``
-    (None when one cannot be decoded)."""
+    (None when one cannot be decoded).  Reads only that kernel's entries."""
     names = program.bef.kernel_names
-    starts = cols.attr_start[order].tolist()
-    counts = nt.tolist()
-    attrs = cols.attrs.tolist()
-    codes_l = codes.tolist()
+    attr_start = cols.attr_start
+    attrs = cols.attrs
 
     def decode(p: int) -> tuple | None:
-        code, s = codes_l[p], starts[p]
-        return program._attribute_values(table.kdefs[code], names[code], attrs[s : s + counts[p]])
+        code = int(codes[p])
+        s = int(attr_start[order[p]])
+        offsets = attrs[s : s + int(nt[p])].tolist()
+        return program._attribute_values(table.kdefs[code], names[code], offsets)
 
     return decode
 

@@ -22,6 +22,8 @@ import gc
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+import numpy as np
+
 from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorCode, ErrorInfo
 from tfrt.bef import program as bp
 from tfrt.bef.reader import BEFFormatError
@@ -133,21 +135,34 @@ class FunctionPlan:
         "result_registers",
         "root_stream",  # the pseudo kernel's stream: where the ready queue starts
         "all_sync",
-        "order",  # the kernel order when every value is available (fast path)
+        "_order",  # the kernel order when every value is available (fast path); see order
         "replays",  # position in order -> the interpreter's state there (_resume_state)
     )
+
+    @property
+    def order(self) -> tuple[int, ...] | None:
+        """The order the whole function runs in, inline, when every value is
+        available (None: it does not run whole inline); replayed when the
+        compiled path or recovery first asks, not when the plan is built."""
+        order = self._order
+        if order is _NOT_YET:
+            order = self._order = _replay(self)
+        return order
+
+    @order.setter
+    def order(self, value: tuple[int, ...] | None) -> None:
+        self._order = value
+
+
+_NOT_YET: Any = object()
 
 
 def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     plan = FunctionPlan()
     cols = fn.columns
     if cols is not None:  # straight from the body's columns: no Kernel objects
-        kernel_records, uses, start, users = cols.records(program.bef.kernel_names)
-        result_registers = tuple(cols.lists.returns if cols.lists is not None else cols.returns.tolist())
-        nregs = cols.num_registers
-        pseudo = (tuple(start), *(tuple(users[i]) for i in range(cols.num_args_fn)))
-        del users
-    else:
+        return _plan_from_columns(plan, fn, cols, program)
+    if True:  # a function built in memory (tests, benchmarks)
         kernel_records = [
             (k.name, k.location, k.args, k.attrs, k.funcs, k.results, k.used_by, k.num_operands, k.stream_id)
             for k in fn.kernels
@@ -180,8 +195,15 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
     plan.kernels = kernels
     plan.init_counts = counts
     plan.all_sync = all_sync
-    # Name the regions this function runs after it, for messages (a region
-    # is an anonymous function: a branch or a loop body).
+    _name_regions(program, fn, kernels)
+    plan.order = _NOT_YET if fast_ok else None
+    plan.replays = {}
+    return plan
+
+
+def _name_regions(program: "BEFProgram", fn: bp.Function, kernels: list) -> None:
+    """Name the regions this function runs after it, for messages (a region
+    is an anonymous function: a branch or a loop body)."""
     this = program.functions[fn.index] if fn.index < len(program.functions) else None
     label = getattr(this, "name", "") or getattr(this, "owner", None)
     if label:
@@ -190,7 +212,124 @@ def _build_plan(fn: bp.Function, program: "BEFProgram") -> FunctionPlan:
                 # A BEF function (a native one has no owner) of no name: a region.
                 if getattr(callee, "owner", "") is None and not callee.name:
                     callee.owner = label
-    plan.order = _replay(plan) if fast_ok else None
+
+
+def _plan_from_columns(plan: FunctionPlan, fn: bp.Function, cols: Any, program: "BEFProgram") -> FunctionPlan:
+    """The plan of a body read from a file: the per-register tables (uses,
+    users latest first) with numpy for a large body, then one loop making
+    the kernels' records, looking each kernel up once per code."""
+    n = len(cols)
+    nregs = cols.num_registers
+    nfargs = cols.num_args_fn
+    L = cols.lists
+    if L is not None:
+        code, loc, na, nt, nf, nr = L.code, L.locations, L.num_args, L.num_attrs, L.num_funcs, L.num_results
+        args, attrs, funcs, returns = L.args, L.attrs, L.funcs, L.returns
+        a0, t0, f0, rb = L.arg_start, L.attr_start, L.func_start, L.result_base
+        users: list = [[] for _ in range(nregs)]
+        for k in range(n - 1, -1, -1):  # latest use first: MLIR's use-list order
+            for i in range(a0[k], a0[k] + na[k]):
+                users[args[i]].append(k + 1)
+        start = [k + 1 for k in range(n) if not na[k]]
+        uses = [len(u) for u in users]
+    else:
+        code, loc = cols.code.tolist(), cols.locations.tolist()
+        na, nt, nf, nr = (c.tolist() for c in (cols.num_args, cols.num_attrs, cols.num_funcs, cols.num_results))
+        args_a = cols.args.astype(np.int64)
+        args, attrs, funcs, returns = args_a.tolist(), cols.attrs.tolist(), cols.funcs.tolist(), cols.returns.tolist()
+        a0, t0, f0, rb = (x.tolist() for x in (cols.arg_start, cols.attr_start, cols.func_start, cols.result_base))
+        # Users of each register, latest use first, as one sorted list cut per register.
+        user = np.repeat(np.arange(1, n + 1, dtype=np.int64), cols.num_args)
+        by_reg = np.lexsort((-user, args_a))
+        flat = user[by_reg].tolist()
+        count = np.bincount(args_a, minlength=nregs)
+        ends = np.cumsum(count).tolist()
+        begins = [0, *ends[:-1]]
+        users = [flat[b:e] for b, e in zip(begins, ends)]
+        start = (np.flatnonzero(cols.num_args == 0) + 1).tolist()
+        uses = count.tolist()
+    for r in returns:
+        uses[r] += 1
+    stream = cols.stream_list()
+    result_registers = tuple(returns)
+    plan.num_registers = nregs
+    plan.register_uses = tuple(uses)
+    kernel_uses = list(uses)
+    for r in result_registers:
+        kernel_uses[r] -= 1
+    plan.kernel_uses = kernel_uses
+    plan.result_registers = result_registers
+    plan.start_users = tuple(start)
+    plan.arg_users = tuple(tuple(users[i]) for i in range(nfargs))
+    plan.root_stream = cols.root_stream
+    table = program._kernel_table()
+    kdefs, names, functions = table.kdefs, program.bef.kernel_names, program.functions
+    attr_cache: dict = {}
+    kernels: list[KernelPlan | None] = [None]
+    counts = [0]
+    all_sync = True
+    fast_ok = True
+    new = KernelPlan.__new__
+    for k in range(n):
+        c = code[k]
+        kdef = kdefs[c]
+        name = names[c]
+        site = KernelSite(name, loc[k], program)
+        if kdef is None:  # a name outside the Kernels section: the reader let it through
+            program._load_error(f"unknown kernel name '{name}'", site.decoded_location())
+        kp = new(KernelPlan)
+        kp.kid = k + 1
+        kp.site = site
+        kp.kdef = kdef
+        kp.fn = kdef.fn
+        sync = kp.sync = kdef.is_sync
+        kp.context = kdef.context
+        kp.simple = sync and not kdef.context
+        if nt[k]:
+            offsets = tuple(attrs[t0[k] : t0[k] + nt[k]])
+            key = (c, offsets)
+            values = attr_cache.get(key)
+            if values is None:
+                values = attr_cache[key] = program._decode_attrs(kdef, name, offsets, site)
+            kp.attrs = values
+        else:
+            kp.attrs = ()
+        if kdef.binds:
+            kp.fn = kdef.bind(kp.attrs)
+            kp.attrs = ()
+        if nf[k]:
+            try:
+                kp.funcs = tuple([functions[i] for i in funcs[f0[k] : f0[k] + nf[k]]])
+            except IndexError:
+                program._load_error(f"kernel '{name}' refers to a function that does not exist",
+                                    site.decoded_location())  # fmt: skip
+        else:
+            kp.funcs = ()
+        s = a0[k]
+        kp.args = tuple(args[s : s + na[k]])
+        base = rb[k]
+        m = nr[k]
+        if m == 1:
+            kp.results = (base,)
+            kp.used_by = (users[base],)
+            kp.live = (uses[base] > 0,)
+        else:
+            results = kp.results = tuple(range(base, base + m))
+            kp.used_by = tuple([users[r] for r in results])
+            kp.live = tuple([uses[r] > 0 for r in results])
+        kp.stream = stream[k]
+        kp.nres = m
+        kernels.append(kp)
+        counts.append(na[k] or 1)
+        if not sync:
+            all_sync = False
+            if fast_ok and name not in FAST_ASYNC_KERNELS:
+                fast_ok = False
+    plan.kernels = kernels
+    plan.init_counts = counts
+    plan.all_sync = all_sync
+    _name_regions(program, fn, kernels)
+    plan.order = _NOT_YET if fast_ok else None
     plan.replays = {}
     return plan
 

@@ -388,6 +388,21 @@ class BEFProgram:
                 prog._by_name[f.name] = obj
         return prog
 
+    def release(self) -> None:
+        """Drop every function's plans and the references that make cycles
+        (functions <-> program), so that the program is freed as soon as the
+        caller lets go of it, without a pass of the cyclic GC over its
+        plans.  The program cannot run afterwards."""
+        for f in self.functions:
+            if isinstance(f, BEFFunction):
+                f._plan = None
+                f._columns = False
+                f._fast = None
+            f.program = None
+        self.functions = []
+        self._by_name = {}
+        self._kernels = None
+
     def function(self, name: str) -> BEFFunction | NativeFunction | None:
         return self._by_name.get(name)
 
