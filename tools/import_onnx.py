@@ -1008,8 +1008,28 @@ class Importer(OnnxOps):
                 wv = self.em.constant(np.ascontiguousarray(w[:, 0].transpose(1, 2, 0)), node.input[1])  # (kh, kw, c)
             self.em.emit(f"{name} = linalg.depthwise_conv_2d_nhwc_hwc {attrs} ins({xp.name}, {wv.name} : {xp.type}, {wv.type}) "
                          f"outs({acc} : {y.type}) -> {y.type}")  # fmt: skip
+        elif c % group == 0 and f % group == 0 and cg == c // group:
+            # One convolution per group, on its slice of the channels, concatenated.
+            fg = f // group
+            parts = []
+            for g in range(group):
+                xs = self.slice_(xp, [0, 0, 0, g * cg], [xp.shape[0], xp.shape[1], xp.shape[2], cg])
+                if wrt is not None:
+                    wg = self.slice_(wrt, [g * fg, 0, 0, 0], [fg, cg, kh, kw])
+                    wv = self.em.transpose(wg, [2, 3, 1, 0])
+                else:
+                    wv = self.em.constant(np.ascontiguousarray(w[g * fg:(g + 1) * fg].transpose(2, 3, 1, 0)), node.input[1])
+                gshape = (n, oh, ow, fg)
+                gacc = self.em.filled(gshape, x.dtype, 0.0)
+                gname = self.em.fresh()
+                gy = Value(gname, gshape, x.dtype)
+                self.em.emit(f"{gname} = linalg.conv_2d_nhwc_hwcf {attrs} ins({xs.name}, {wv.name} : {xs.type}, {wv.type}) "
+                             f"outs({gacc} : {gy.type}) -> {gy.type}")  # fmt: skip
+                parts.append(gy)
+            cat = self.concat(parts, 3)
+            y = Value(cat.name, cat.shape, cat.dtype, "nhwc")
         else:
-            raise ImportError_(f"grouped convolution with group={group} (only 1 and depthwise are supported)")
+            raise ImportError_(f"grouped convolution with group={group}, {c} input channels and weights of shape {w.shape}")
         if len(node.input) > 2 and node.input[2]:
             b = self.const(node.input[2])
             bv = self.em.constant(b, node.input[2]) if b is not None else self.value(node.input[2], node)

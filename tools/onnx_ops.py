@@ -1836,6 +1836,40 @@ class OnnxOps:
         return self.ew([cen, var], x.shape, x.dtype, lambda b, a_, el: b.op("arith.divf", a_[0], b.op(
             "arith.addf", b.op("math.sqrt", a_[1], t=el), b.const(1e-9, x.dtype), t=el), t=el))  # fmt: skip
 
+    def op_LRN(self, node, a):  # noqa: N802
+        """x / (bias + alpha / size * (sum of x^2 over the channel window))^beta,
+        the window from c - floor((size - 1) / 2) to c + ceil((size - 1) / 2)."""
+        x = self.value(node.input[0], node)
+        self.float_only(x)
+        size = int(a["size"])
+        alpha, beta, bias = float(a.get("alpha", 1e-4)), float(a.get("beta", 0.75)), float(a.get("bias", 1.0))
+        r = len(x.shape)
+        sq = self.ew([x], x.shape, x.dtype, lambda b, a_, el: b.op("arith.mulf", a_[0], a_[0], t=el))
+        lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
+        name = self.em.fresh()
+        shape = list(x.shape)
+        shape[1] += lo + hi
+        padded = core.Value(name, tuple(shape), x.dtype)
+        low = ["0"] * r
+        high = ["0"] * r
+        low[1], high[1] = str(lo), str(hi)
+        el = core._elem(x.dtype)
+        self.em.emit(f"{name} = tensor.pad {sq.name} low[{', '.join(low)}] high[{', '.join(high)}] {{")
+        self.em.emit("^bb0(" + ", ".join(f"%p{i}: index" for i in range(r)) + "):")
+        self.em.emit(f"  %pv = arith.constant 0.0 : {el}")
+        self.em.emit(f"  tensor.yield %pv : {el}")
+        self.em.emit(f"}} : {sq.type} to {padded.type}")
+        parts = [self.slice_(padded, [0, k] + [0] * (r - 2), list(x.shape)) for k in range(size)]
+
+        def fn(b, a_, el):
+            s = a_[1]
+            for p in a_[2:]:
+                s = b.op("arith.addf", s, p, t=el)
+            d = b.op("arith.addf", b.const(bias, x.dtype), b.op("arith.mulf", s, b.const(alpha / size, x.dtype), t=el), t=el)
+            return b.op("arith.divf", a_[0], b.op("math.powf", d, b.const(beta, x.dtype), t=el), t=el)
+
+        return self.ew([x] + parts, x.shape, x.dtype, fn)
+
     def op_GlobalMaxPool(self, node, a):  # noqa: N802
         x = self.value(node.input[0], node)
         self.float_only(x)

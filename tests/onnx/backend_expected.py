@@ -841,10 +841,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_hannwindow',
         'test_hannwindow_symmetric',
     ],
-    'LRN: unsupported operator': [
-        'test_lrn',
-        'test_lrn_default',
-    ],
     'MaxPool: the Indices output is not supported': [
         'test_maxpool_with_argmax_2d_precomputed_pads',
         'test_maxpool_with_argmax_2d_precomputed_strides',

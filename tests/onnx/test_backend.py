@@ -250,3 +250,13 @@ def test_an_output_computed_with_another_type_is_an_error_not_a_wrong_answer():
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def test_grouped_convolution_and_lrn_against_onnxruntime():
+    rng = np.random.default_rng(2)
+    w = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], group=2, pads=[1, 1, 1, 1]),
+             helper.make_node("LRN", ["c"], ["y"], size=3, alpha=0.01, beta=0.75, bias=1.5)]  # fmt: skip
+    m = _model(nodes, [("x", F, [1, 4, 5, 5])], [("y", F, [1, 6, 5, 5])], [("w", w)], opset=13)
+    x = rng.standard_normal((1, 4, 5, 5)).astype(np.float32)
+    np.testing.assert_allclose(backend.run_model(m, [x])[0], _ort(m, {"x": x})[0], rtol=1e-4, atol=1e-5)
