@@ -300,3 +300,51 @@ def test_bef_executor_reports_a_malformed_callee_and_exits_1(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert "invalid BEF file: BEF Functions section at offset" in err and "function 0 ('add')" in err
+
+
+# A small body on several streams that all run inline: the column path
+# runs it in the interpreter's order (tfrt.executor.columns._inline_order).
+STREAMS = """
+func.func @f(%x: i32, %ch: !tfrt.chain) -> i32 {
+  %c = tfrt.constant.i32 2
+  %y = tfrt.add.i32 %x, %c
+  %ch1 = tfrt.print.i32 %y, %ch
+  %ch2 = tfrt.print.i32 %c, %ch1
+  tfrt.return %y : i32
+}
+func.func @main() -> i32 {
+  %ch = tfrt.new.chain
+  %one = tfrt.constant.i32 1
+  %a = tfrt.call @f(%one, %ch) : (i32, !tfrt.chain) -> i32
+  %b = tfrt.call @f(%a, %ch) : (i32, !tfrt.chain) -> i32
+  tfrt.return %b : i32
+}
+"""
+
+
+def test_small_body_on_several_streams_runs_in_the_interpreters_order(tmp_path, capsys, monkeypatch):
+    from tfrt.dialects.syntax import parse_module
+    from tfrt.executor import BEFFunction
+    from tfrt.tools.bef_executor import main
+
+    data = write_bef(parse_module(STREAMS, "streams.mlir"))
+    bef = read_bef(data)
+    assert len(set(bef.function("f").columns.lists.stream)) > 1, "the body should sit on several streams"
+    path = tmp_path / "streams.bef"
+    path.write_bytes(data)
+    used = []
+    column_plan = BEFFunction._column_plan
+    monkeypatch.setattr(BEFFunction, "_column_plan", lambda self: used.append(self.name) or column_plan(self))
+    assert main([str(path)]) == 0
+    columns = capsys.readouterr().out
+    assert "f" in used and column_plan(bef_function_of(path, "f")) is not None
+    monkeypatch.setattr(BEFFunction, "_column_plan", lambda self: None)  # the interpreter only
+    assert main([str(path)]) == 0
+    assert capsys.readouterr().out == columns
+
+
+def bef_function_of(path, name):
+    from tfrt.executor import BEFProgram
+    from tfrt.host_context import HostContext
+
+    return BEFProgram.load(read_bef(str(path), lazy=True), HostContext()).function(name)
