@@ -185,3 +185,14 @@ def test_custom_call_is_an_error_naming_its_target():
     text_ = info.value.render()
     assert "custom_call target 'my_kernel'" in text_
     assert ":3:" in text_ and "error:" in text_
+
+
+def test_shape_assertions_are_dropped():
+    text = """
+    func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %c = stablehlo.constant dense<true> : tensor<i1>
+      stablehlo.custom_call @shape_assertion(%c) {error_message = "Shape assertion failed", has_side_effect = true} : (tensor<i1>) -> ()
+      %0 = stablehlo.add %x, %x : tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }"""
+    np.testing.assert_array_equal(run(text, np.ones(4, np.float32)), np.full(4, 2.0, np.float32))
