@@ -480,12 +480,11 @@ def _load_and_run(opts: Options, data: Any, host: Any, diags: RuntimeDiagnostics
         status = _invoke(opts, program, host, diags) if opts.function else _run_all(opts, program, host, sink)
     except ProgramLoadError:  # reported at the kernel (a bad attribute, checked when first called)
         return diags.verify() or 1
-    finally:
-        # Its plans (several objects per kernel, in cycles through the
-        # program) are freed now by reference counting, not walked by the
-        # leak check's collection.
-        host.quiesce()
-        program.release()
+    # Its plans (several objects per kernel, in cycles through the program)
+    # are freed now by reference counting, not walked by the leak check's
+    # collection.
+    host.quiesce()
+    program.release()
     if chrome is not None:
         try:
             chrome.write(opts.trace)
