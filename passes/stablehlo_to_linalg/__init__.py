@@ -196,7 +196,20 @@ def _has_input_ops(module: ModuleOp) -> bool:
 @dataclass(frozen=True)
 class StablehloLegalizeToLinalgPass(ModulePass):
     """Convert StableHLO and CHLO ops to linalg/tensor/arith/math/scf; integer
-    types become signless.  An op it cannot convert is an error at its location."""
+    types become signless.  An op it cannot convert is an error at its location.
+
+    Example::
+
+        %0 = stablehlo.add %a, %b : tensor<4xf32>
+        // becomes
+        %e = tensor.empty() : tensor<4xf32>
+        %0 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+            ins(%a, %b : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) {
+        ^bb0(%x: f32, %y: f32, %o: f32):
+          %s = arith.addf %x, %y : f32
+          linalg.yield %s : f32
+        } -> tensor<4xf32>
+    """
 
     name = "stablehlo-legalize-to-linalg"
 

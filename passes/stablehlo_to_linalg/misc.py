@@ -132,6 +132,8 @@ def convert_sort(op: Operation, e: Emitter) -> list[SSAValue]:
 def _less(
     e: Emitter, op: Operation, region, lhs: Sequence[SSAValue], rhs: Sequence[SSAValue]
 ) -> SSAValue:
+    if callable(region):  # a comparator built in Python (top_k's)
+        return region(e, lhs, rhs)
     args = []
     for a, b in zip(lhs, rhs):
         args += [a, b]
@@ -223,6 +225,47 @@ def _merge_pass(e: Emitter, op: Operation, region, xs: list[SSAValue], w: int) -
         return [select(b, take_a, x, y) for x, y in zip(va, vb)]
 
     return e.generic([lo], outs, [ident] * (1 + len(xs)), ["parallel"] * rank, pick)
+
+
+def convert_top_k(op: Operation, e: Emitter) -> list[SSAValue]:
+    """CHLO's ``top_k``: the ``k`` largest of the last dimension, largest first
+    (floats in total order: NaN above +inf), and their indices; equal values
+    keep their order (lower index first).  A stable merge sort of (value,
+    index) pairs, then the first ``k``."""
+    from .common import extract_slice
+    from .scalar import compare
+
+    x = op.operands[0]
+    in_shape = list(shape(static_type(op, x.type)))
+    k = int_attr(op, "k")
+    rank = len(in_shape)
+    if rank == 0:
+        raise e.error("top_k needs an operand of rank 1 or more")
+    n = in_shape[-1]
+    if not 0 <= k <= n:
+        raise e.error(f"k = {k} must be between 0 and the last dimension's size, {n}")
+    orig = x.type
+    i32 = IntegerType(32)
+    iota_t = TensorType(i32, in_shape)
+
+    def index_body(b: Emitter, _args):
+        return b.add(arith.IndexCastOp(b.linalg_index(rank - 1), i32))
+
+    idx = e.map([], iota_t, index_body)
+    kind = "TOTALORDER" if is_float(orig) else None
+
+    def greater(b: Emitter, lhs, rhs):
+        return compare(b, lhs[0], rhs[0], orig, "GT", kind)
+
+    xs = [x, idx]
+    w = 1
+    while w < n:
+        xs = _merge_pass(e, op, greater, xs, w)
+        w *= 2
+    out = []
+    for v, t in zip(xs, (TensorType(signless(element(orig)), [*in_shape[:-1], k]), TensorType(i32, [*in_shape[:-1], k]))):
+        out.append(extract_slice(e, v, [0] * rank, list(t.get_shape()), [1] * rank, t))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -1281,4 +1324,5 @@ CONVERSIONS = {
     "stablehlo.get_tuple_element": convert_get_tuple_element,
     "stablehlo.composite": convert_composite,
     "stablehlo.fft": convert_fft,
+    "chlo.top_k": convert_top_k,
 }

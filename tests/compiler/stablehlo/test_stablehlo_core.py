@@ -196,3 +196,15 @@ def test_shape_assertions_are_dropped():
       return %0 : tensor<4xf32>
     }"""
     np.testing.assert_array_equal(run(text, np.ones(4, np.float32)), np.full(4, 2.0, np.float32))
+
+
+def test_top_k_is_largest_first_with_ties_in_index_order():
+    text = """
+    func.func @main(%x: tensor<2x6xf32>) -> (tensor<2x4xf32>, tensor<2x4xi32>) {
+      %v, %i = chlo.top_k(%x, k = 4) : tensor<2x6xf32> -> (tensor<2x4xf32>, tensor<2x4xi32>)
+      return %v, %i : tensor<2x4xf32>, tensor<2x4xi32>
+    }"""
+    x = np.array([[3, 1, np.nan, 3, -np.inf, 7], [0, -0.0, 5, 5, 5, 1]], np.float32)
+    v, i = run(text, x)
+    np.testing.assert_array_equal(v, np.array([[np.nan, 7, 3, 3], [5, 5, 5, 1]], np.float32))
+    np.testing.assert_array_equal(i, np.array([[2, 5, 0, 3], [2, 3, 4, 5]], np.int32))
