@@ -351,6 +351,9 @@ def convert_reduce_window(op: Operation, e: Emitter) -> list[SSAValue]:
     outs = [e.filled(out_shape, v) for v in init_vals]
     if numel(dims) == 0:
         return outs
+    pooled = _named_pooling(e, op, padded, outs, dims, strides, wdil)
+    if pooled is not None:
+        return [pooled]
     loops = 2 * rank
     in_map = AffineMap(
         loops, 0, tuple(d(i) * strides[i] + d(rank + i) * wdil[i] for i in range(rank))
@@ -371,6 +374,52 @@ def convert_reduce_window(op: Operation, e: Emitter) -> list[SSAValue]:
         iters,
         body,
     )
+
+
+_POOL_KINDS = {"stablehlo.maximum": "max", "stablehlo.minimum": "min", "stablehlo.add": "sum"}
+
+
+def _pool_kind(op: Operation) -> str | None:
+    """max/min/sum when the body is that one op of its two arguments."""
+    block = op.regions[0].blocks.first
+    ops = list(block.ops) if block is not None else []
+    if len(ops) != 2 or ops[1].name != "stablehlo.return" or ops[0].name not in _POOL_KINDS:
+        return None
+    if set(ops[0].operands) != set(block.args) or list(ops[1].operands) != [ops[0].results[0]]:
+        return None
+    return _POOL_KINDS[ops[0].name]
+
+
+def _named_pooling(e: Emitter, op: Operation, padded, outs, dims, strides, wdil) -> SSAValue | None:
+    """A 2-D pooling over NHWC or NCHW (window 1 over batch and channels):
+    ``linalg.pooling_{nhwc,nchw}_{max,min,sum}``, the compiler's fast path."""
+    from tfrt.dialects.linalg_named import OPS
+
+    if len(padded) != 1 or len(dims) != 4:
+        return None
+    kind = _pool_kind(op)
+    elem = _elem(padded[0].type)
+    if kind is None or is_unsigned(op.operands[0].type) or (kind != "sum" and width(elem) == 1):
+        return None
+    unit = lambda axes: all(dims[a] == 1 and strides[a] == 1 and wdil[a] == 1 for a in axes)  # noqa: E731
+    if unit((0, 3)):
+        layout, spatial = "nhwc", (1, 2)
+    elif unit((0, 1)):
+        layout, spatial = "nchw", (2, 3)
+    else:
+        return None
+    name = f"linalg.pooling_{layout}_{kind}"
+    cls = OPS.get(name)
+    if cls is None:
+        return None
+    window = _window_shape(e, [dims[a] for a in spatial])
+    props = {
+        "strides": _i64_dense([strides[a] for a in spatial]),
+        "dilations": _i64_dense([wdil[a] for a in spatial]),
+    }
+    region = cls.get_hidden_region([padded[0], window], [outs[0]], props)
+    pool = cls([padded[0], window], [outs[0]], [outs[0].type], properties=props, hidden_region=region)
+    return e.add(pool)
 
 
 # --------------------------------------------------------------------------

@@ -208,3 +208,39 @@ def test_top_k_is_largest_first_with_ties_in_index_order():
     v, i = run(text, x)
     np.testing.assert_array_equal(v, np.array([[np.nan, 7, 3, 3], [5, 5, 5, 1]], np.float32))
     np.testing.assert_array_equal(i, np.array([[2, 5, 0, 3], [2, 3, 4, 5]], np.int32))
+
+
+def _kernels(text: str) -> str:
+    from tfrt.dialects.printer import print_module
+    from tfrt.dialects.syntax import parse_module
+    from tfrt.passes.compiler import compile_module
+
+    module = parse_module(text)
+    compile_module(module)
+    return print_module(module)
+
+
+def test_fast_paths_matmul_and_pooling():
+    # JAX's dense layer and max pooling reach the BLAS matmul and the pooling kernel.
+    text = """
+    func.func @main(%x: tensor<2x6x6x3xf32>, %w: tensor<108x5xf32>) -> tensor<2x5xf32> {
+      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %p = "stablehlo.reduce_window"(%x, %ninf) ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %m = stablehlo.maximum %a, %b : tensor<f32>
+        stablehlo.return %m : tensor<f32>
+      }) {window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 1, 1, 1>,
+          padding = dense<[[0, 0], [0, 1], [0, 1], [0, 0]]> : tensor<4x2xi64>} : (tensor<2x6x6x3xf32>, tensor<f32>) -> tensor<2x6x6x3xf32>
+      %f = stablehlo.reshape %p : (tensor<2x6x6x3xf32>) -> tensor<2x108xf32>
+      %y = stablehlo.dot_general %f, %w, contracting_dims = [1] x [0] : (tensor<2x108xf32>, tensor<108x5xf32>) -> tensor<2x5xf32>
+      return %y : tensor<2x5xf32>
+    }"""
+    ir = _kernels(text)
+    assert "tfrt_array.pool2d" in ir and "tfrt_array.matmul" in ir
+    assert "tfrt_array.generic" not in ir and "tfrt_array.einsum" not in ir
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 6, 6, 3)).astype(np.float32)
+    w = rng.standard_normal((108, 5)).astype(np.float32)
+    padded = np.pad(x, [(0, 0), (0, 1), (0, 1), (0, 0)], constant_values=-np.inf)
+    pooled = np.max(np.stack([padded[:, i:i + 6, j:j + 6] for i in (0, 1) for j in (0, 1)]), axis=0)
+    np.testing.assert_allclose(run(text, x, w), pooled.reshape(2, 108) @ w, rtol=1e-5, atol=1e-5)
