@@ -38,6 +38,8 @@ Example::
 
 from __future__ import annotations
 
+import re
+
 import functools
 
 from collections.abc import Sequence
@@ -460,7 +462,12 @@ def _lower_reduction(op, b, o, yielded, out, out_dims, iterators, full, exprs, o
     expr = exprs[c] if c in exprs else None
     if expr is None:
         raise cannot_lower(op, "cannot evaluate the reduction body")
-    contrib = b.elementwise(expr, operands, tensor_type(full, rtype.element_type))
+    contrib_t = tensor_type(full, rtype.element_type)
+    only = re.fullmatch(r"a(\d+)", expr)
+    if only is not None and int(only.group(1)) < len(operands) and operands[int(only.group(1))].type == contrib_t:
+        contrib = operands[int(only.group(1))]  # an input itself: no copy
+    else:
+        contrib = b.elementwise(expr, operands, contrib_t)
     red_shape = [full[d] for d in par]
     reduced = b.kernel("tfrt_array.reduce", [contrib], tensor_type(red_shape, rtype.element_type),
                        {"axes": i64_array(red), "keepdims": i1_attr(False), "kind": str_attr(kind)})  # fmt: skip

@@ -130,8 +130,10 @@ def convert_broadcast_in_dim(op: Operation, e: Emitter) -> list[SSAValue]:
     if len(kept) != len(in_shape):
         x = reshape(e, x, TensorType(signless(element(x.type)), [in_shape[i] for i in kept]))
     m = AffineMap(len(out_shape), 0, tuple(d(dims[i]) for i in kept))
-    if list(dims) == list(range(len(out_shape))) and len(kept) == len(in_shape):
-        return [x]  # the same shape: nothing to broadcast
+    in_order = all(dims[a] < dims[b] for a, b in zip(kept, kept[1:]))
+    added = [o for o in range(len(out_shape)) if o not in {dims[i] for i in kept}]
+    if in_order and all(out_shape[o] == 1 for o in added):
+        return [reshape(e, x, out_t)]  # only unit dimensions added: the same elements
     return [e.map([x], out_t, lambda inner, args: args[0], [m])]
 
 
@@ -150,6 +152,11 @@ def reshape(e: Emitter, x: SSAValue, out_t: TensorType) -> SSAValue:
     out_shape = tuple(out_t.get_shape())
     if in_shape == out_shape:
         return x
+    owner = getattr(x, "op", None)
+    if owner is not None and owner.name == "tensor.reshape":
+        x = owner.operands[0]  # a reshape of a reshape: one
+        if shape(x.type) == out_shape:
+            return x
     return tensor_reshape(e, x, out_t)
 
 
