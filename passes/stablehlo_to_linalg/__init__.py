@@ -160,8 +160,68 @@ def _collect(block: Block, out: list[Operation]) -> None:
             out.append(op)
 
 
+def _public_signatures(module: ModuleOp) -> list[tuple[Operation, FunctionType]]:
+    """Public functions and their types, before the types become signless."""
+    out = []
+    for op in module.walk():
+        if op.name != "func.func":
+            continue
+        vis = op.properties.get("sym_visibility") or op.attributes.get("sym_visibility")
+        ft = op.properties.get("function_type")
+        if getattr(vis, "data", None) == "private" or not isinstance(ft, FunctionType):
+            continue
+        if any(signless(t) != t for t in (*ft.inputs.data, *ft.outputs.data)):
+            out.append((op, ft))
+    return out
+
+
+def _keep_signature(func: Operation, ft: FunctionType) -> None:
+    """``func`` takes and returns its original (unsigned) types again: a
+    ``tensor.bitcast`` to the signless type at entry and back before each return."""
+    from tfrt.dialects.fastir import insert_op_before, replace_all_uses
+    from tfrt.dialects.tensor import BitcastOp
+
+    block = func.regions[0].blocks.first
+    if block is None:
+        return
+    first = block.first_op
+    for arg, orig in zip(block.args, ft.inputs.data):
+        if arg.type == orig or not isinstance(orig, TensorType):
+            continue
+        inner_t = arg.type
+        arg._type = orig  # noqa: SLF001 - retyping in place
+        cast = BitcastOp.build(operands=[arg], result_types=[inner_t])
+        cast.location = func.location
+        replace_all_uses(arg, cast.results[0])
+        cast.operands = [arg]  # the cast itself reads the argument
+        insert_op_before(cast, first)
+    for ret in [o for o in func.walk() if o.name == "func.return" and o.parent_op() is func]:
+        operands = list(ret.operands)
+        changed = False
+        for i, (v, orig) in enumerate(zip(operands, ft.outputs.data)):
+            if v.type != orig and isinstance(orig, TensorType):
+                cast = BitcastOp.build(operands=[v], result_types=[orig])
+                cast.location = ret.location
+                insert_op_before(cast, ret)
+                operands[i] = cast.results[0]
+                changed = True
+        if changed:
+            ret.operands = operands
+    func.properties["function_type"] = ft
+
+
 def _signless_everywhere(module: ModuleOp) -> None:
-    """Integer element types signless: values, block arguments, function types, constants."""
+    """Integer element types signless: values, block arguments, function types, constants.
+    Public functions keep their signatures (unsigned results come back unsigned)."""
+    from tfrt.dialects.fastir import walk
+
+    public = _public_signatures(module)
+    _retype_all(module)
+    for func, ft in public:
+        _keep_signature(func, ft)
+
+
+def _retype_all(module: ModuleOp) -> None:
     from tfrt.dialects.fastir import walk
 
     for op in walk(module):

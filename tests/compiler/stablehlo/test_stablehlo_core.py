@@ -244,3 +244,20 @@ def test_fast_paths_matmul_and_pooling():
     padded = np.pad(x, [(0, 0), (0, 1), (0, 1), (0, 0)], constant_values=-np.inf)
     pooled = np.max(np.stack([padded[:, i:i + 6, j:j + 6] for i in (0, 1) for j in (0, 1)]), axis=0)
     np.testing.assert_allclose(run(text, x, w), pooled.reshape(2, 108) @ w, rtol=1e-5, atol=1e-5)
+
+
+def test_unsigned_arguments_and_results_keep_their_types():
+    text = """
+    func.func @main(%x: tensor<4xui8>, %y: tensor<4xui8>) -> (tensor<4xui8>, tensor<4xui8>, tensor<4xi1>) {
+      %s = stablehlo.add %x, %y : tensor<4xui8>
+      %d = stablehlo.divide %x, %y : tensor<4xui8>
+      %c = stablehlo.compare LT, %x, %y : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xi1>
+      return %s, %d, %c : tensor<4xui8>, tensor<4xui8>, tensor<4xi1>
+    }"""
+    x = np.array([250, 7, 200, 1], np.uint8)
+    y = np.array([10, 2, 100, 255], np.uint8)
+    s, dv, c = run(text, x, y)
+    assert s.dtype == np.uint8 and dv.dtype == np.uint8
+    np.testing.assert_array_equal(s, x + y)  # wraps modulo 256
+    np.testing.assert_array_equal(dv, x // y)  # unsigned division
+    np.testing.assert_array_equal(c, x < y)  # unsigned comparison
