@@ -468,11 +468,15 @@ class _Gen:
         runs; a tie matters only between zeros, so with a constant that is
         no zero numpy's result is exact."""
         fn = node.fn
+        out = f", out={target}" if target else ""
         for i in (1, 0):
             value = _literal_value(node.args[i])
             if value is not None and value != 0:
-                out = f", out={target}" if target else ""
                 return f"xp.{fn}({a[1 - i]}, {a[i]}{out})"
+            if fn == "maximum" and value == 0 and not np.signbit(value):
+                # maximum(x, +0.0) (ReLU): a zero result is +0, and adding +0.0
+                # makes any zero +0 and leaves every other value as it is.
+                return f"xp.add(xp.maximum({a[1 - i]}, {a[i]}), {a[i]}{out})"
         return self.finish(f"_f{fn}(xp, {a[0]}, {a[1]})", target)
 
     def finish(self, code: str, target: str | None) -> str:
