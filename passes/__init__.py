@@ -61,6 +61,10 @@ PASSES: dict[str, tuple[str, str]] = {
         "Report each op's stream (id, cost, parent, children) as remarks",
     ),
     # The compiler: high-level dialects -> kernel IR (docs/compiler.md).
+    "lift-cf-to-scf": (
+        "tfrt.passes.lift_cf:LiftCfToScfPass",
+        "Rewrite CFG loops and if/else diamonds (cf.br/cond_br) into scf.while/scf.if",
+    ),
     "stablehlo-legalize-to-linalg": (
         "tfrt.passes.stablehlo_to_linalg:StablehloLegalizeToLinalgPass",
         "Convert StableHLO and CHLO ops to linalg, tensor, arith, math and scf",

@@ -7,7 +7,7 @@ high-level dialects, so that ``bef_executor`` and ``tfrt.api.load`` know to
 compile a ``.mlir`` input before writing BEF.
 
     >>> default_pipeline("cpu", 0)
-    'stablehlo-legalize-to-linalg,specialize-shapes,expand-arith,lower-check,decompose-linalg,lower-linalg,lower-tensor,lower-arith,lower-math,lower-printf,lower-scf,lower-func,place-devices{device=cpu},insert-chains'
+    'lift-cf-to-scf,stablehlo-legalize-to-linalg,specialize-shapes,expand-arith,lower-check,decompose-linalg,lower-linalg,lower-tensor,lower-arith,lower-math,lower-printf,lower-scf,lower-func,place-devices{device=cpu},insert-chains'
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ HIGH_LEVEL_DIALECTS = frozenset({"arith", "math", "scf", "tensor", "linalg", "pr
 HIGH_LEVEL_FUNC_OPS = frozenset({"func.call", "func.return"})
 
 # Input dialects become linalg/tensor/arith/math/scf first (a no-op without them).
-INPUT_CONVERSION = ("stablehlo-legalize-to-linalg",)
+INPUT_CONVERSION = ("lift-cf-to-scf", "stablehlo-legalize-to-linalg")
 LOWERING = ("specialize-shapes", "expand-arith", "lower-check", "decompose-linalg", "lower-linalg", "lower-tensor", "lower-arith", "lower-math", "lower-printf", "lower-scf", "lower-func")
 DEVICES = ("cpu", "gpu")
 
