@@ -145,7 +145,19 @@ def _convert(op: Operation) -> None:
         raise cannot_lower(op, "no conversion to linalg for this op")
     e = Emitter(op)
     results = fn(op, e)
+    _keep_original_types(op, results)
     replace(op, e.ops, results)
+
+
+def _keep_original_types(op: Operation, results: list[SSAValue]) -> None:
+    """A result that is the signless form of ``op``'s unsigned result takes the
+    unsigned type back until the end of the pass: the ops that read it convert
+    later and pick signed or unsigned ``arith`` ops from their operands' types
+    (``_signless_everywhere`` makes every type signless at the end)."""
+    for new, old in zip(results, op.results):
+        orig = old.type
+        if new.type != orig and signless(orig) == new.type:
+            new._type = orig  # noqa: SLF001 - retyping in place, as _retype_all does
 
 
 def _collect(block: Block, out: list[Operation]) -> None:

@@ -1,0 +1,44 @@
+"""Edge cases found wrong by an audit of the StableHLO conversion against
+``jax.jit`` and the StableHLO specification (notes: issue22-audit.md), each
+written by hand with a numpy expectation so that it runs without JAX."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import tfrt.api
+
+
+def run(text: str, *args, fn: str = "main"):
+    out = tfrt.api.load(text).call(fn, *args)
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def test_unsigned_operands_produced_by_other_ops_stay_unsigned():
+    # The operands of divide/maximum/convert/clamp come from converted ops
+    # (broadcast_in_dim, add): their ui32 type must still pick unsigned ops.
+    text = """
+    func.func @main(%a: tensor<3xui32>, %b: tensor<3xui32>) -> (tensor<2x3xui32>, tensor<3xui32>, tensor<3xf32>, tensor<3xui32>, tensor<3xi64>) {
+      %z = stablehlo.constant dense<0> : tensor<3xui32>
+      %a0 = stablehlo.add %a, %z : tensor<3xui32>
+      %b0 = stablehlo.add %b, %z : tensor<3xui32>
+      %ab = stablehlo.broadcast_in_dim %a0, dims = [1] : (tensor<3xui32>) -> tensor<2x3xui32>
+      %bb = stablehlo.broadcast_in_dim %b0, dims = [1] : (tensor<3xui32>) -> tensor<2x3xui32>
+      %q = stablehlo.divide %ab, %bb : tensor<2x3xui32>
+      %m = stablehlo.maximum %a0, %b0 : tensor<3xui32>
+      %f = stablehlo.convert %a0 : (tensor<3xui32>) -> tensor<3xf32>
+      %lo = stablehlo.constant dense<3> : tensor<ui32>
+      %hi = stablehlo.constant dense<4000000000> : tensor<ui32>
+      %c = stablehlo.clamp %lo, %a0, %hi : (tensor<ui32>, tensor<3xui32>, tensor<ui32>) -> tensor<3xui32>
+      %w = stablehlo.convert %a0 : (tensor<3xui32>) -> tensor<3xi64>
+      return %q, %m, %f, %c, %w : tensor<2x3xui32>, tensor<3xui32>, tensor<3xf32>, tensor<3xui32>, tensor<3xi64>
+    }"""
+    a = np.array([4294967295, 200, 1], np.uint32)
+    b = np.array([3, 7, 4294967295], np.uint32)
+    q, m, f, c, w = run(text, a, b)
+    np.testing.assert_array_equal(q.view(np.uint32), np.broadcast_to(a // b, (2, 3)))
+    np.testing.assert_array_equal(m.view(np.uint32), np.maximum(a, b))
+    np.testing.assert_array_equal(f, a.astype(np.float32))
+    np.testing.assert_array_equal(c.view(np.uint32), np.clip(a, 3, 4000000000))
+    np.testing.assert_array_equal(w, a.astype(np.int64))
+
