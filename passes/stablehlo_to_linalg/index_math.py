@@ -29,6 +29,7 @@ from .common import (
     shape,
     signless,
     tensor_reshape,
+    width,
 )
 from .scalar import scalarize_region
 
@@ -52,6 +53,10 @@ def to_index(e: Emitter, v: SSAValue, orig_type: Attribute) -> SSAValue:
     if isinstance(v.type, IndexType):
         return v
     if is_unsigned(orig_type):
+        if width(orig_type) == 64:
+            # ui64 values of 2^63 and above would read as negative indices:
+            # they are past every dimension, as 2^63 - 1 is.
+            v = e.add(xarith.MinUIOp(v, e.scalar((1 << 63) - 1, v.type)))
         return e.add(arith.IndexCastUIOp(v, INDEX))
     return e.add(arith.IndexCastOp(v, INDEX))
 

@@ -47,6 +47,7 @@ from .common import (
     signless,
     static_type,
 )
+from .index_math import to_index
 from .scalar import convert, scalar_op, scalarize_region
 
 
@@ -215,9 +216,7 @@ def _clamped_starts(e: Emitter, op: Operation, starts: Sequence[SSAValue], opera
     out = []
     for s, dim, size in zip(starts, operand_shape, sizes):
         v = e.extract(s)
-        t = element(s.type)
-        unsigned = getattr(t, "signedness", None) is not None and str(t).startswith("ui")
-        idx = e.add(arith.IndexCastUIOp(v, IndexType()) if unsigned else arith.IndexCastOp(v, IndexType()))
+        idx = to_index(e, v, s.type)
         zero = e.index(0)
         hi = e.index(dim - size)
         idx = e.add(xarith.MaxSIOp(idx, zero))

@@ -42,3 +42,15 @@ def test_unsigned_operands_produced_by_other_ops_stay_unsigned():
     np.testing.assert_array_equal(c.view(np.uint32), np.clip(a, 3, 4000000000))
     np.testing.assert_array_equal(w, a.astype(np.int64))
 
+
+def test_ui64_start_indices_above_2_pow_63_clamp_high():
+    text = """
+    func.func @main(%x: tensor<5xf32>, %i: tensor<ui64>, %j: tensor<2x1xui64>) -> (tensor<2xf32>, tensor<2xf32>) {
+      %0 = stablehlo.dynamic_slice %x, %i, sizes = [2] : (tensor<5xf32>, tensor<ui64>) -> tensor<2xf32>
+      %1 = "stablehlo.gather"(%x, %j) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1>}> : (tensor<5xf32>, tensor<2x1xui64>) -> tensor<2xf32>
+      return %0, %1 : tensor<2xf32>, tensor<2xf32>
+    }"""
+    x = np.arange(5, dtype=np.float32)
+    s, g = run(text, x, np.uint64(2**64 - 1), np.array([[2**63], [1]], np.uint64))
+    np.testing.assert_array_equal(s, [3.0, 4.0])  # clamped to dim - size = 3
+    np.testing.assert_array_equal(g, [4.0, 1.0])  # clamped to 4
