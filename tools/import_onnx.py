@@ -492,9 +492,10 @@ def _bcast(*shapes) -> tuple[int, ...]:
 
 
 from tfrt.tools.onnx_ops import OnnxOps  # noqa: E402 - the operators; they use the helpers above
+from tfrt.tools.onnx_ops_nn import OnnxOpsNN  # noqa: E402
 
 
-class Importer(OnnxOps):
+class Importer(OnnxOps, OnnxOpsNN):
     def __init__(
         self,
         model,
@@ -716,6 +717,10 @@ class Importer(OnnxOps):
             return
         where = f"node '{node.name}' ({op})"
         if node.domain not in ("", "ai.onnx"):
+            # An operator of another domain (ai.onnx.preview...) is imported
+            # through its ONNX function body where it has one.
+            if self._expand_function(node):
+                return
             raise ImportError_(f"{where}: operators of domain '{node.domain}' are not supported")
         if op == "Constant":
             self.consts[node.output[0]] = self._constant_attr(node)
@@ -742,6 +747,8 @@ class Importer(OnnxOps):
             return
         handler = getattr(self, f"op_{op}", None)
         if handler is None:
+            if self._expand_function(node):
+                return
             raise ImportError_(f"node '{node.name}' ({op}): unsupported operator")
         try:
             outs = handler(node, _attrs(node))
@@ -754,6 +761,15 @@ class Importer(OnnxOps):
             msg = str(exc)
             if not msg.startswith("node '"):
                 msg = f"{where}: {msg}"
+            # A case the handler does not take may still be computed from the
+            # operator's ONNX function body (its definition in other operators).
+            try:
+                if self._expand_function(node):
+                    return
+            except StaticInputNeeded:
+                raise
+            except ImportError_:
+                pass
             raise ImportError_(msg) from None
         except (KeyError, IndexError, ValueError, TypeError) as exc:
             # A node the handler's assumptions do not hold for (a missing
@@ -770,6 +786,117 @@ class Importer(OnnxOps):
                 self.consts[name] = outs[i]
             else:
                 self.values[name] = outs[i]
+
+    def _function_body(self, node):
+        """The ONNX function that defines ``node``'s operator at this opset
+        (``onnx.defs``: a plain function or one built for the node's
+        attributes and input types), or None."""
+        import onnx
+        from onnx import defs, helper
+
+        domain = "" if node.domain in ("", "ai.onnx") else node.domain
+        opset = self.opset if not domain else next((o.version for o in self.model.opset_import if o.domain == domain), 1)
+        try:
+            schema = defs.get_schema(node.op_type, opset, domain)
+        except Exception:  # noqa: BLE001 - no schema: no function
+            return None, None
+        plain = [v for v in schema.function_opset_versions if v <= opset]
+        ctx = [v for v in schema.context_dependent_function_opset_versions if v <= opset]
+        if not plain and not ctx:
+            return None, schema
+        fn = onnx.FunctionProto()
+        if ctx and (not plain or max(ctx) >= max(plain)):
+            types = []
+            for name in node.input:
+                if not name:
+                    types.append(onnx.TypeProto())
+                    continue
+                c = self.consts.get(name)
+                if c is not None:
+                    shape, dt = c.shape, c.dtype
+                else:
+                    v = self._logical(name, node)
+                    shape, dt = v.shape, v.dtype
+                types.append(helper.make_tensor_type_proto(helper.np_dtype_to_tensor_dtype(np.dtype(dt)), shape))
+            full = onnx.NodeProto()
+            full.CopyFrom(node)
+            have = {x.name for x in node.attribute}
+            for k, at in schema.attributes.items():
+                if k not in have and at.default_value and at.default_value.type:
+                    full.attribute.append(at.default_value)
+            try:
+                data = schema.get_context_dependent_function_with_opset_version(
+                    max(ctx), full.SerializeToString(), [t.SerializeToString() for t in types])
+            except Exception as exc:  # noqa: BLE001
+                raise ImportError_(f"its function body cannot be built: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from None
+        else:
+            data = schema.get_function_with_opset_version(max(plain))
+        fn.ParseFromString(data)
+        return fn, schema
+
+    def _expand_function(self, node) -> bool:
+        """Imports ``node`` as the nodes of its ONNX function body (False
+        where its operator has none).  An error inside names the node."""
+        import onnx
+
+        where = f"node '{node.name}' ({node.op_type})"
+        try:
+            fn, schema = self._function_body(node)
+        except ImportError_ as exc:
+            raise ImportError_(f"{where}: {exc}") from None
+        if fn is None or not fn.node:
+            return False
+        self._expansions = getattr(self, "_expansions", 0) + 1
+        prefix = f"__{node.op_type}{self._expansions}__"
+        rename = {"": ""}
+        for i, formal in enumerate(fn.input):
+            rename[formal] = node.input[i] if i < len(node.input) else ""
+        for i, formal in enumerate(fn.output):
+            rename[formal] = node.output[i] if i < len(node.output) and node.output[i] else prefix + formal
+        attrs = {x.name: x for x in node.attribute}
+        defaults = {k: at.default_value for k, at in schema.attributes.items() if at.default_value and at.default_value.type}
+        body = []
+        for inner in fn.node:
+            n = onnx.NodeProto()
+            n.CopyFrom(inner)
+            if any(x.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for x in n.attribute):
+                raise ImportError_(f"{where}: its function body has a node with a subgraph ({n.op_type})")
+            new_attrs = []
+            for x in n.attribute:
+                if x.ref_attr_name:
+                    src = attrs.get(x.ref_attr_name) or defaults.get(x.ref_attr_name)
+                    if src is None:
+                        continue
+                    y = onnx.AttributeProto()
+                    y.CopyFrom(src)
+                    y.name = x.name
+                    new_attrs.append(y)
+                else:
+                    new_attrs.append(x)
+            del n.attribute[:]
+            n.attribute.extend(new_attrs)
+            for lst in (n.input, n.output):
+                names = [rename.setdefault(v, prefix + v) for v in lst]
+                del lst[:]
+                lst.extend(names)
+            n.name = f"{node.name or node.op_type}/{inner.name or inner.op_type}"
+            for o in n.output:
+                if o:
+                    self.producer[o] = n
+            body.append(n)
+        opset = next((o.version for o in fn.opset_import if o.domain in ("", "ai.onnx")), self.opset)
+        saved = self.opset
+        self.opset = opset
+        try:
+            for n in body:
+                self.node(n)
+        except StaticInputNeeded as exc:
+            raise StaticInputNeeded(f"{where}: in its function body: {exc}", exc.inputs) from None
+        except ImportError_ as exc:
+            raise ImportError_(f"{where}: in its function body: {exc}") from None
+        finally:
+            self.opset = saved
+        return True
 
     def _fold(self, node) -> list:
         """The node's outputs for its constant inputs (onnx.reference)."""
@@ -793,7 +920,8 @@ class Importer(OnnxOps):
                 vis.append(helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(arr.dtype), arr.shape))
         outs = [helper.make_tensor_value_info(o, 0, None) for o in copy.output]
         graph = helper.make_graph([copy], "fold", vis, outs)
-        model = helper.make_model(graph, opset_imports=list(self.model.opset_import))
+        opsets = [o for o in self.model.opset_import if o.domain not in ("", "ai.onnx")] + [helper.make_opsetid("", self.opset)]
+        model = helper.make_model(graph, opset_imports=opsets)
         try:
             got = ReferenceEvaluator(model).run(None, feeds)
         except Exception as exc:  # noqa: BLE001 - report at the node

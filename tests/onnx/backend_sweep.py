@@ -6,6 +6,8 @@ what the importer does not take), run-error, timeout.
     python tests/onnx/backend_sweep.py [NAME_PREFIX...]   # WHY=1 lists the failures
 
 The last line is the summary; ``--by-op`` adds the refusals by operator.
+``--write-expected`` rewrites ``backend_expected.py`` from a whole run (only
+when nothing is wrong: the list holds refusals only).
 """
 
 from __future__ import annotations
@@ -89,6 +91,48 @@ def operator_of(msg: str) -> str:
     return m.group(1) if m else msg[:60]
 
 
+def reason_of(msg: str) -> str:
+    """A refusal's message without node names: ``Op: why``."""
+    return re.sub(r"node '[^']*' \((\w+)\)", r"\1", msg)
+
+
+_HEAD = '''"""The ONNX node tests ``tfrt.onnx.backend`` does not pass, each with its reason.
+
+The one list of expected failures: ``test_backend.py`` marks these as expected
+to fail (a test here that passes fails the suite, so the list stays exact).
+Written by ``python tests/onnx/backend_sweep.py --write-expected`` (a whole
+run); every entry is a refusal (an error naming the node, its operator and
+the reason): none is a wrong answer.
+"""
+
+EXPECTED_FAILURES: dict[str, str] = {}
+
+_BY_REASON: dict[str, list[str]] = {
+'''
+
+_TAIL = '''}
+
+for _reason, _names in _BY_REASON.items():
+    for _name in _names:
+        EXPECTED_FAILURES[_name] = _reason
+'''
+
+
+def write_expected(refused: dict[str, str]) -> None:
+    groups: dict[str, list[str]] = {}
+    for name, msg in refused.items():
+        groups.setdefault(reason_of(msg), []).append(name)
+    out = [_HEAD]
+    for reason, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        out.append(f"    {reason!r}: [\n")
+        out.extend(f"        {n!r},\n" for n in sorted(names))
+        out.append("    ],\n")
+    out.append(_TAIL)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "backend_expected.py")
+    with open(path, "w") as f:
+        f.write("".join(out))
+
+
 def main(argv: list[str]) -> int:
     from onnx.backend.test.case.node import collect_testcases
 
@@ -97,6 +141,7 @@ def main(argv: list[str]) -> int:
     cases = [c for c in collect_testcases() if not prefixes or any(c.name.startswith(p) for p in prefixes)]
     signal.signal(signal.SIGALRM, _alarm)
     counts, why, ops = Counter(), [], Counter()
+    refused: dict[str, str] = {}
     for c in cases:
         signal.alarm(60)
         try:
@@ -109,11 +154,17 @@ def main(argv: list[str]) -> int:
             why.append(f"{c.name}: {st}: {msg}")
             if st == "refused":
                 ops[operator_of(msg)] += 1
+                refused[c.name] = msg
     if os.environ.get("WHY"):
         print("\n".join(why))
     if by_op:
         for op, n in ops.most_common():
             print(f"{n:5d} {op}")
+    if "--write-expected" in argv:
+        if prefixes or set(counts) - {"pass", "refused"}:
+            print("--write-expected: not written (a partial run, or results other than pass and refused)")
+            return 1
+        write_expected(refused)
     print("ONNX node tests through tfrt.onnx.backend: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f" of {len(cases)}")
     return 0
 
