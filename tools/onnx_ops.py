@@ -800,18 +800,24 @@ class OnnxOps:
         x, y = self.value(node.input[0], node), self.value(node.input[1], node)
         d = a.get("direction", b"")
         d = d.decode() if isinstance(d, bytes) else d
-        op = {"LEFT": "arith.shli", "RIGHT": "arith.shrui"}.get(d)
+        signed = core.kind(x.dtype) == "i"
+        op = {"LEFT": "arith.shli", "RIGHT": "arith.shrsi" if signed else "arith.shrui"}.get(d)
         if op is None:
             raise _err(f"direction '{d}'")
-        if core.kind(x.dtype) != "u":
-            raise _err("expects unsigned integers")
+        if core.kind(x.dtype) not in "iu" or x.dtype != y.dtype:
+            raise _err(f"expects integers of one type, got {x.dtype} and {y.dtype}")
         n = core.bits(x.dtype)
 
         def fn(b, a_, el):
-            # A shift by the width or more gives 0 (numpy's and onnxruntime's answer).
+            # A shift by the width or more (or, signed, by a negative amount:
+            # unsigned it is past the width too) leaves only the sign fill:
+            # -1 for a right shift of a negative signed value, else 0 (ONNX).
             r = b.op(op, a_[0], a_[1], t=el)
             big = b.cmp("arith.cmpi", "uge", a_[1], b.const(n, x.dtype), el)
-            return b.select(big, b.const(0, x.dtype), r, el)
+            fill = b.const(0, x.dtype)
+            if signed and d == "RIGHT":
+                fill = b.op("arith.shrsi", a_[0], b.const(n - 1, x.dtype), t=el)
+            return b.select(big, fill, r, el)
 
         return self.ew([x, y], core._bcast(x.shape, y.shape), x.dtype, fn)
 
@@ -1305,9 +1311,8 @@ class OnnxOps:
         k = core.kind(x.dtype)
         if axes is None:
             axes = []
-        if any(x.shape[i] == 0 for i in axes):
-            raise _err("reducing an empty axis is not supported")
-        if pre is not None:
+        empty = any(x.shape[i] == 0 for i in axes)
+        if pre is not None and not empty:
             x = self.ew([x], x.shape, x.dtype, lambda b, a_, el: pre(b, a_[0], el, x.dtype))
         if not axes:
             y = x
@@ -1324,7 +1329,13 @@ class OnnxOps:
             opi = ops[1]
             if isinstance(opi, tuple):
                 opi = opi[0] if k == "b" else opi[1]
-            y = self.reduce_(x, axes, ops[0], opi, ops[2], keep)
+            if empty:
+                # Nothing to reduce: every result is the reduction's identity.
+                shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape)) if keep else \
+                    tuple(d for i, d in enumerate(x.shape) if i not in axes)
+                y = self.em.constant(np.full(shape, ops[2], dtype=x.dtype))
+            else:
+                y = self.reduce_(x, axes, ops[0], opi, ops[2], keep)
         if post is not None:
             count = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
             y = self.ew([y], y.shape, y.dtype, lambda b, a_, el: post(b, a_[0], el, y.dtype, count))
@@ -1445,6 +1456,12 @@ class OnnxOps:
         return self._arg(node, a, "min")
 
     def op_CumSum(self, node, a):  # noqa: N802
+        return self._cumulative(node, a, prod=False)
+
+    def op_CumProd(self, node, a):  # noqa: N802
+        return self._cumulative(node, a, prod=True)
+
+    def _cumulative(self, node, a, prod):
         x = self.value(node.input[0], node)
         r = len(x.shape)
         axis = _norm_axes([int(np.asarray(self.static(node, 1, "axis")).ravel()[0])], r)[0]
@@ -1455,11 +1472,14 @@ class OnnxOps:
         dims = _dims(r + 1)
         in_e = dims[:r]
         in_e[axis] = f"d{r}"
-        acc = self.em.filled(x.shape, xs.dtype, 0) if k == "f" else None
+        unit = 1 if prod else 0
+        if k == "b":
+            raise _err("element type bool is not supported")
+        acc = self.em.filled(x.shape, xs.dtype, unit) if k == "f" else None
         if acc is None:
             e = self.em.empty(x.shape, xs.dtype)
             c = self.em.fresh()
-            self.em.emit(f"{c} = arith.constant 0 : {el}")
+            self.em.emit(f"{c} = arith.constant {unit} : {el}")
             acc = self.em.fresh()
             t = core._ttype(x.shape, xs.dtype)
             self.em.emit(f"{acc} = linalg.fill ins({c} : {el}) outs({e} : {t}) -> {t}")
@@ -1470,9 +1490,10 @@ class OnnxOps:
             j = b.line(f"linalg.index {r} : index")
             pred = {(0, 0): "ule", (1, 0): "ult", (0, 1): "uge", (1, 1): "ugt"}[(excl, rev)]
             take = b.line(f"arith.cmpi {pred}, {j}, {i} : index")
-            z = b.const(0, x.dtype)
+            z = b.const(unit, x.dtype)
             v = b.select(take, ai[0], z, el)
-            return b.lines, [b.op("arith.addf" if k == "f" else "arith.addi", o[0], v, t=el)]
+            op = ("arith.mulf" if k == "f" else "arith.muli") if prod else ("arith.addf" if k == "f" else "arith.addi")
+            return b.lines, [b.op(op, o[0], v, t=el)]
 
         res = self.em.generic([(xs, in_e)], [(x.shape, xs.dtype, acc, dims[:r])], "p" * r + "r", body)[0]
         return self.em.bitcast(res, x.dtype)

@@ -10,28 +10,6 @@ the reason): none is a wrong answer.
 EXPECTED_FAILURES: dict[str, str] = {}
 
 _BY_REASON: dict[str, list[str]] = {
-    'BitShift: expects unsigned integers': [
-        'test_bitshift_left_int16',
-        'test_bitshift_left_int32',
-        'test_bitshift_left_int32_negative_shift',
-        'test_bitshift_left_int32_overflow',
-        'test_bitshift_left_int32_shift_ge_width',
-        'test_bitshift_left_int64',
-        'test_bitshift_left_int8',
-        'test_bitshift_left_int8_negative_shift',
-        'test_bitshift_left_int8_overflow',
-        'test_bitshift_left_int8_shift_ge_width',
-        'test_bitshift_right_int16',
-        'test_bitshift_right_int32',
-        'test_bitshift_right_int32_negative_input',
-        'test_bitshift_right_int32_negative_shift',
-        'test_bitshift_right_int32_shift_ge_width',
-        'test_bitshift_right_int64',
-        'test_bitshift_right_int8',
-        'test_bitshift_right_int8_negative_input',
-        'test_bitshift_right_int8_negative_shift',
-        'test_bitshift_right_int8_shift_ge_width',
-    ],
     "input 'x': element type STRING is not supported": [
         'test_equal_string',
         'test_equal_string_broadcast',
@@ -222,17 +200,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_nonmaxsuppression_two_batches',
         'test_nonmaxsuppression_two_classes',
     ],
-    'CumProd: unsupported operator': [
-        'test_cumprod_1d',
-        'test_cumprod_1d_exclusive',
-        'test_cumprod_1d_int32_exclusive',
-        'test_cumprod_1d_reverse',
-        'test_cumprod_1d_reverse_exclusive',
-        'test_cumprod_2d_axis_0',
-        'test_cumprod_2d_axis_1',
-        'test_cumprod_2d_int32',
-        'test_cumprod_2d_negative_axis',
-    ],
     'ImageDecoder: unsupported operator': [
         'test_image_decoder_decode_bmp_rgb',
         'test_image_decoder_decode_jpeg2k_rgb',
@@ -367,14 +334,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_simple_rnn_defaults',
         'test_simple_rnn_reverse',
         'test_simple_rnn_with_initial_bias',
-    ],
-    'ReduceSum: reducing an empty axis is not supported': [
-        'test_reduce_l1_empty_set_expanded',
-        'test_reduce_l2_empty_set_expanded',
-        'test_reduce_log_sum_empty_set_expanded',
-        'test_reduce_log_sum_exp_empty_set_expanded',
-        'test_reduce_sum_empty_set',
-        'test_reduce_sum_square_empty_set_expanded',
     ],
     'Col2Im: unsupported operator': [
         'test_col2im',
@@ -550,10 +509,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_maxunpool_export_with_output_shape',
         'test_maxunpool_export_without_output_shape',
     ],
-    'ReduceMax: reducing an empty axis is not supported': [
-        'test_reduce_max_empty_set',
-        'test_reduce_max_empty_set_bool',
-    ],
     'STFT: unsupported operator': [
         'test_stft',
         'test_stft_with_window',
@@ -603,27 +558,6 @@ _BY_REASON: dict[str, list[str]] = {
     ],
     'QLinearConv: unsupported operator': [
         'test_qlinearconv',
-    ],
-    'ReduceL1: reducing an empty axis is not supported': [
-        'test_reduce_l1_empty_set',
-    ],
-    'ReduceL2: reducing an empty axis is not supported': [
-        'test_reduce_l2_empty_set',
-    ],
-    'ReduceLogSum: reducing an empty axis is not supported': [
-        'test_reduce_log_sum_empty_set',
-    ],
-    'ReduceLogSumExp: reducing an empty axis is not supported': [
-        'test_reduce_log_sum_exp_empty_set',
-    ],
-    'ReduceMin: reducing an empty axis is not supported': [
-        'test_reduce_min_empty_set',
-    ],
-    'ReduceProd: reducing an empty axis is not supported': [
-        'test_reduce_prod_empty_set',
-    ],
-    'ReduceSumSquare: reducing an empty axis is not supported': [
-        'test_reduce_sum_square_empty_set',
     ],
     "input 'opt_in' is of optional type: only tensors are supported": [
         'test_identity_opt',
