@@ -1103,8 +1103,10 @@ class Importer(OnnxOps, OnnxOpsNN):
             w = np.empty(wrt.shape, wrt.dtype)  # (only its shape is read below)
             if wrt.dtype != x.dtype:
                 raise ImportError_(f"input and weight types {x.dtype} and {wrt.dtype} differ")
+        if len(x.shape) == 3 and len(w.shape) == 3:
+            return self._conv1d(node, a, x, w, wrt)
         if len(x.shape) != 4:
-            raise ImportError_(f"only 2-D convolutions are supported (input of rank {len(x.shape)})")
+            raise ImportError_(f"only 1-D and 2-D convolutions are supported (input of rank {len(x.shape)})")
         group = a.get("group", 1)
         dil = tuple(a.get("dilations", [1, 1]))
         strides, (pt, pl, pb, pr) = self._window(a, x.shape[2:], w.shape[2:], dil)
@@ -1165,6 +1167,32 @@ class Importer(OnnxOps, OnnxOpsNN):
             y.layout = "nhwc"
         return y
 
+    def _conv1d(self, node, a, x, w, wrt):
+        """A 1-D convolution as a 2-D one of height 1."""
+        import onnx
+
+        n, c, width = x.shape
+        key = f"{node.output[0]}__conv1d"
+        self.values[key + "_x"] = self.em.reshape(self.value(node.input[0], node), (n, c, 1, width))
+        if wrt is None:
+            self.consts[key + "_w"] = w.reshape(w.shape[0], w.shape[1], 1, w.shape[2])
+        else:
+            self.values[key + "_w"] = self.em.reshape(wrt, (wrt.shape[0], wrt.shape[1], 1, wrt.shape[2]))
+        two = onnx.NodeProto()
+        two.CopyFrom(node)
+        del two.input[:2]
+        two.input[:0] = [key + "_x", key + "_w"]
+        b = dict(a)
+        b["kernel_shape"] = [1, w.shape[2]]
+        b["strides"] = [1] + list(a.get("strides", [1]))
+        b["dilations"] = [1] + list(a.get("dilations", [1]))
+        pads = list(a.get("pads", [0, 0]))
+        b["pads"] = [0, pads[0], 0, pads[1]]
+        y = self.op_Conv(two, b)
+        self.values[key + "_y"] = y
+        y = self.value(key + "_y", node)
+        return self.em.reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
+
     def op_BatchNormalization(self, node, a):  # noqa: N802
         x = self.value_any(node.input[0], node)
         params = [self.const(n) for n in node.input[1:5]]
@@ -1184,8 +1212,10 @@ class Importer(OnnxOps, OnnxOpsNN):
     def _pool(self, node, a, kind: str):
         x = self._logical(node.input[0], node)
         k = tuple(a["kernel_shape"])
-        if a.get("ceil_mode", 0):
-            raise ImportError_("ceil_mode=1 is not supported")
+        if a.get("ceil_mode", 0) or len(x.shape) != 4 or not is_float(x.dtype):
+            # Other ranks, ceil_mode and integer types: one generic over the
+            # output and the window (onnx_ops_nn).
+            return self._pool_nd(node, a, "avg" if kind == "sum" else kind)
         dil = tuple(a.get("dilations", [1, 1]))
         strides, (pt, pl, pb, pr) = self._window(a, x.shape[2:], k, dil)
         n, c, h, w = x.shape
@@ -1220,6 +1250,8 @@ class Importer(OnnxOps, OnnxOpsNN):
     def op_MaxPool(self, node, a):  # noqa: N802
         if len(node.output) > 1 and node.output[1]:
             raise ImportError_("the Indices output is not supported")
+        if a.get("storage_order", 0):
+            raise ImportError_("storage_order=1 is not supported")
         return self._pool(node, a, "max")
 
     def op_AveragePool(self, node, a):  # noqa: N802

@@ -234,3 +234,124 @@ class OnnxOpsNN:
         if wide != x.dtype:
             y = self.ew([y], y.shape, x.dtype, lambda b, a_, el_: convert(b, a_[0], wide, x.dtype))
         return y
+
+    # -- pooling of any rank (ceil_mode, dilations, integer types, Indices), LpPool ----------
+    def _pool_window(self, a, spatial, k, ceil=False):
+        """Strides, dilations, pads (begin, end) and output sizes per axis."""
+        r = len(spatial)
+        strides = list(a.get("strides", [1] * r))
+        dil = list(a.get("dilations", [1] * r))
+        pads = list(a.get("pads", [0] * (2 * r)))
+        auto = _s(a, "auto_pad", "NOTSET")
+        begin, end, out = [], [], []
+        for i in range(r):
+            span = dil[i] * (k[i] - 1) + 1
+            if auto in ("SAME_UPPER", "SAME_LOWER"):
+                o = -(-spatial[i] // strides[i])
+                total = max(0, (o - 1) * strides[i] + span - spatial[i])
+                small, big = total // 2, total - total // 2
+                pb, pe = (small, big) if auto == "SAME_UPPER" else (big, small)
+            elif auto == "VALID":
+                pb = pe = 0
+            elif auto == "NOTSET":
+                pb, pe = int(pads[i]), int(pads[i + r])
+            else:
+                raise _err(f"auto_pad '{auto}' is not defined")
+            n = spatial[i] + pb + pe - span
+            if n < 0:
+                raise _err(f"the window ({span}) is larger than the padded input ({spatial[i] + pb + pe})")
+            if ceil and auto == "NOTSET":
+                o = -(-n // strides[i]) + 1
+                if (o - 1) * strides[i] >= spatial[i] + pb:
+                    o -= 1  # the last window would start in the end padding
+            else:
+                o = n // strides[i] + 1
+            begin.append(pb)
+            end.append(pe)
+            out.append(o)
+        return strides, dil, begin, end, out
+
+    def _pool_nd(self, node, a, kind):
+        """MaxPool / AveragePool / LpPool as one generic over the output and
+        the window, on the input padded with the reduction's identity."""
+        x = self.value(node.input[0], node)
+        r = len(x.shape) - 2
+        if r < 1:
+            raise _err(f"input of rank {len(x.shape)}")
+        k = list(a["kernel_shape"])
+        if len(k) != r:
+            raise _err(f"kernel_shape {k} for {r} spatial axes")
+        strides, dil, pb, pe, out = self._pool_window(a, x.shape[2:], k, bool(a.get("ceil_mode", 0)))
+        kd = core.kind(x.dtype)
+        if kind != "max" and kd != "f":
+            raise _err(f"element type {x.dtype} is not supported (floating point only)")
+        if kind == "max":
+            init = -math.inf if kd == "f" else (0 if kd == "u" else -(1 << (core.bits(x.dtype) - 1)))
+        else:
+            init = 0.0
+        # The input padded at the end so the last (ceil_mode) window fits.
+        extra = [max(0, (out[i] - 1) * strides[i] + dil[i] * (k[i] - 1) + 1 - (x.shape[2 + i] + pb[i] + pe[i])) for i in range(r)]
+        xs = self.em.signless(x)
+        lo = [0, 0] + pb
+        hi = [0, 0] + [pe[i] + extra[i] for i in range(r)]
+        if any(lo) or any(hi):
+            shape = tuple(d + l + h for d, l, h in zip(x.shape, lo, hi))
+            name = self.em.fresh()
+            el = el_of(x.dtype)
+            self.em.emit(f"{name} = tensor.pad {xs.name} low[{', '.join(map(str, lo))}] high[{', '.join(map(str, hi))}] {{")
+            self.em.emit("^bb0(" + ", ".join(f"%p{i}: index" for i in range(len(shape))) + "):")
+            pv = core._float_literal(init, x.dtype) if kd == "f" else str(int(init))
+            self.em.emit(f"  %pv = arith.constant {pv} : {el}")
+            self.em.emit(f"  tensor.yield %pv : {el}")
+            self.em.emit(f"}} : {xs.type} to {core._ttype(shape, xs.dtype)}")
+            xs = core.Value(name, shape, xs.dtype)
+        n_loops = 2 + 2 * r
+        dims = _dims(n_loops)
+        x_map = [dims[0], dims[1]] + [f"{dims[2 + i]} * {strides[i]} + {dims[2 + r + i]} * {dil[i]}" for i in range(r)]
+        win = core.Value(self.em.empty(tuple(k), np.float32), tuple(k), np.dtype(np.float32))
+        out_shape = tuple(x.shape[:2]) + tuple(out)
+        el = el_of(x.dtype)
+        p = float(a.get("p", 2)) if kind == "lp" else None
+
+        def body(ai, o):
+            b = Body()
+            v = ai[0]
+            if kind == "max":
+                opn = "arith.maximumf" if kd == "f" else ("arith.maxui" if kd == "u" else "arith.maxsi")
+                return b.lines, [b.op(opn, o[0], v, t=el)]
+            if kind == "lp":
+                if p == 2:
+                    v = b.op("arith.mulf", v, v, t=el)
+                elif p == 1:
+                    v = b.op("math.absf", v, t=el)
+                else:
+                    v = b.op("math.powf", b.op("math.absf", v, t=el), b.const(p, x.dtype), t=el)
+            return b.lines, [b.op("arith.addf", o[0], v, t=el)]
+
+        acc = self.em.filled(out_shape, xs.dtype, init)
+        y = self.em.generic([(xs, x_map), (win, dims[2 + r:])], [(out_shape, xs.dtype, acc, dims[:2 + r])],
+                            "p" * (2 + r) + "r" * r, body)[0]  # fmt: skip
+        y = self.em.bitcast(y, x.dtype)
+        if kind == "lp":
+            if p == 2:
+                return self.ew([y], y.shape, y.dtype, lambda b, a_, el_: b.op("math.sqrt", a_[0], t=el_))
+            if p == 1:
+                return y
+            return self.ew([y], y.shape, y.dtype, lambda b, a_, el_: b.op("math.powf", a_[0], b.const(1.0 / p, x.dtype), t=el_))
+        if kind == "avg":
+            # Each window's count: the input, and the explicit pads with
+            # count_include_pad (never the end padding ceil_mode adds).
+            mask = np.ones(x.shape[2:], np.float64)
+            mask = np.pad(mask, list(zip(pb, pe)), constant_values=1.0 if a.get("count_include_pad", 0) else 0.0)
+            mask = np.pad(mask, [(0, e) for e in extra])
+            span = [dil[i] * (k[i] - 1) + 1 for i in range(r)]
+            win_v = np.lib.stride_tricks.sliding_window_view(mask, span)
+            win_v = win_v[tuple(slice(None, None, s) for s in strides) + tuple(slice(None, None, d) for d in dil)]
+            win_v = win_v[tuple(slice(0, o) for o in out)]
+            count = win_v.sum(axis=tuple(range(r, 2 * r)))
+            inv = self.em.constant((1.0 / count).astype(x.dtype))
+            return self.ew([y, inv], y.shape, y.dtype, lambda b, a_, el_: b.op("arith.mulf", a_[0], a_[1], t=el_))
+        return y
+
+    def op_LpPool(self, node, a):  # noqa: N802
+        return self._pool_nd(node, a, "lp")

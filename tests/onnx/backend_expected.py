@@ -121,36 +121,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_linear_attention_no_past_explicit_zeros',
         'test_linear_attention_prefill_with_past',
     ],
-    'CausalConvWithState: in its function body: Conv: only 2-D convolutions are supported (input of rank 3)': [
-        'test_causal_conv_with_state_b1_c1_degenerate',
-        'test_causal_conv_with_state_basic',
-        'test_causal_conv_with_state_decode_step',
-        'test_causal_conv_with_state_fp16',
-        'test_causal_conv_with_state_kernel_size_one',
-        'test_causal_conv_with_state_short_input_no_past_state',
-        'test_causal_conv_with_state_silu',
-        'test_causal_conv_with_state_silu_fp16',
-        'test_causal_conv_with_state_silu_with_past_state',
-        'test_causal_conv_with_state_swish_alias',
-        'test_causal_conv_with_state_with_bias',
-        'test_causal_conv_with_state_with_bias_and_past_state',
-        'test_causal_conv_with_state_with_past_state',
-    ],
-    'Conv: only 2-D convolutions are supported (input of rank 3)': [
-        'test_causal_conv_with_state_b1_c1_degenerate_expanded',
-        'test_causal_conv_with_state_basic_expanded',
-        'test_causal_conv_with_state_decode_step_expanded',
-        'test_causal_conv_with_state_fp16_expanded',
-        'test_causal_conv_with_state_kernel_size_one_expanded',
-        'test_causal_conv_with_state_short_input_no_past_state_expanded',
-        'test_causal_conv_with_state_silu_expanded',
-        'test_causal_conv_with_state_silu_fp16_expanded',
-        'test_causal_conv_with_state_silu_with_past_state_expanded',
-        'test_causal_conv_with_state_swish_alias_expanded',
-        'test_causal_conv_with_state_with_bias_and_past_state_expanded',
-        'test_causal_conv_with_state_with_bias_expanded',
-        'test_causal_conv_with_state_with_past_state_expanded',
-    ],
     'ConvTranspose: unsupported operator': [
         'test_convtranspose',
         'test_convtranspose_1d',
@@ -210,16 +180,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_image_decoder_decode_pnm_rgb',
         'test_image_decoder_decode_tiff_rgb',
         'test_image_decoder_decode_webp_rgb',
-    ],
-    'LpPool: unsupported operator': [
-        'test_lppool_1d_default',
-        'test_lppool_2d_default',
-        'test_lppool_2d_dilations',
-        'test_lppool_2d_pads',
-        'test_lppool_2d_same_lower',
-        'test_lppool_2d_same_upper',
-        'test_lppool_2d_strides',
-        'test_lppool_3d_default',
     ],
     'QLinearMatMul: unsupported operator': [
         'test_qlinearmatmul_2D_int8_float16',
@@ -294,14 +254,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_regex_full_match_basic',
         'test_regex_full_match_email_domain',
         'test_regex_full_match_empty',
-    ],
-    'AveragePool: ceil_mode=1 is not supported': [
-        'test_averagepool_2d_ceil',
-        'test_averagepool_2d_ceil_last_window_starts_on_pad',
-        'test_averagepool_2d_dilations',
-        'test_averagepool_3d_dilations_large_count_include_pad_is_0_ceil_mode_is_True',
-        'test_averagepool_3d_dilations_large_count_include_pad_is_1_ceil_mode_is_True',
-        'test_averagepool_3d_dilations_small',
     ],
     'GRU: unsupported operator': [
         'test_gru_batchwise',
@@ -411,11 +363,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_optional_has_element_empty_no_input_optional_input',
         'test_optional_has_element_empty_no_input_tensor_input',
     ],
-    'AveragePool: cannot import: ValueError: too many values to unpack (expected 4)': [
-        'test_averagepool_3d_default',
-        'test_averagepool_3d_dilations_large_count_include_pad_is_0_ceil_mode_is_False',
-        'test_averagepool_3d_dilations_large_count_include_pad_is_1_ceil_mode_is_False',
-    ],
     'Bernoulli: in its function body: RandomUniformLike: unsupported operator': [
         'test_bernoulli',
         'test_bernoulli_double',
@@ -435,16 +382,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_if',
         'test_if_opt',
         'test_if_seq',
-    ],
-    'MaxPool: cannot import: ValueError: too many values to unpack (expected 4)': [
-        'test_maxpool_3d_default',
-        'test_maxpool_3d_dilations',
-        'test_maxpool_3d_dilations_use_ref_impl',
-    ],
-    'MaxPool: ceil_mode=1 is not supported': [
-        'test_maxpool_2d_ceil',
-        'test_maxpool_2d_ceil_output_size_reduce_by_one',
-        'test_maxpool_3d_dilations_use_ref_impl_large',
     ],
     "Momentum: operators of domain 'ai.onnx.preview.training' are not supported": [
         'test_momentum',
@@ -532,20 +469,11 @@ _BY_REASON: dict[str, list[str]] = {
     "ArrayFeatureExtractor: operators of domain 'ai.onnx.ml' are not supported": [
         'test_ai_onnx_ml_array_feature_extractor',
     ],
-    'AveragePool: cannot import: ValueError: not enough values to unpack (expected 4, got 3)': [
-        'test_averagepool_1d_default',
-    ],
     "Binarizer: operators of domain 'ai.onnx.ml' are not supported": [
         'test_ai_onnx_ml_binarizer',
     ],
     "Einsum: equation '...ii->...i' is not supported (ellipses)": [
         'test_einsum_batch_diagonal',
-    ],
-    'MaxPool: cannot import: ValueError: not enough values to unpack (expected 4, got 3)': [
-        'test_maxpool_1d_default',
-    ],
-    'MaxPool: ui8 has no infinity': [
-        'test_maxpool_2d_uint8',
     ],
     'MelWeightMatrix: unsupported operator': [
         'test_melweightmatrix',
