@@ -355,3 +355,92 @@ class OnnxOpsNN:
 
     def op_LpPool(self, node, a):  # noqa: N802
         return self._pool_nd(node, a, "lp")
+
+    # -- QuantizeLinear / DequantizeLinear --------------------------------------------------
+    def _quant_param(self, node, i, x, a, what):
+        """Input ``i`` (a scale or zero point) broadcast against ``x``:
+        per tensor, per axis, or blocked along ``axis``."""
+        v = self.inp(node, i)
+        if v is None:
+            return None
+        r = len(x.shape)
+        if v.shape in ((), (1,)):
+            return self.em.reshape(v, ())
+        axis = _norm_axes([a.get("axis", 1)], r)[0]
+        block = int(a.get("block_size", 0))
+        if len(v.shape) == 1 and not block:
+            if v.shape[0] != x.shape[axis]:
+                raise _err(f"{what} of {v.shape[0]} values for axis {axis} of length {x.shape[axis]}")
+            return self.em.reshape(v, tuple(x.shape[axis] if k == axis else 1 for k in range(r)))
+        if block and len(v.shape) == r:
+            want = tuple(-(-x.shape[k] // block) if k == axis else x.shape[k] for k in range(r))
+            if v.shape != want:
+                raise _err(f"{what} of shape {v.shape} for blocks of {block} (expected {want})")
+            return self.take(v, np.arange(x.shape[axis]) // block, axis)
+        raise _err(f"{what} of shape {v.shape} for an input of shape {x.shape}")
+
+    def op_DequantizeLinear(self, node, a):  # noqa: N802
+        x = self.value(node.input[0], node)
+        scale = self._quant_param(node, 1, x, a, "scale")
+        zp = self._quant_param(node, 2, x, a, "zero point")
+        out = np.dtype(self.np_type(a["output_dtype"], "output_dtype")) if a.get("output_dtype") else scale.dtype
+        if zp is not None and zp.dtype != x.dtype:
+            raise _err(f"zero point of type {zp.dtype} for an input of type {x.dtype}")
+        kx = core.kind(x.dtype)
+        f32 = np.dtype(np.float32)
+        ins = [x, scale] + ([zp] if zp is not None else [])
+
+        def fn(b, a_, el):
+            if kx == "f":
+                v = convert(b, a_[0], x.dtype, f32)
+                if zp is not None:
+                    v = b.op("arith.subf", v, convert(b, a_[2], x.dtype, f32), t="f32")
+            else:
+                i32 = np.dtype(np.int64)
+                v = convert(b, a_[0], x.dtype, i32)
+                if zp is not None:
+                    v = b.op("arith.subi", v, convert(b, a_[2], x.dtype, i32), t="i64")
+                v = convert(b, v, i32, f32)
+            s = convert(b, a_[1], scale.dtype, f32)
+            return convert(b, b.op("arith.mulf", v, s, t="f32"), f32, out)
+
+        return self.ew(ins, x.shape, out, fn)
+
+    def op_QuantizeLinear(self, node, a):  # noqa: N802
+        x = self.value(node.input[0], node)
+        self.float_only(x)
+        scale = self._quant_param(node, 1, x, a, "scale")
+        zp = self._quant_param(node, 2, x, a, "zero point")
+        if zp is not None:
+            out = zp.dtype
+        elif a.get("output_dtype"):
+            out = np.dtype(self.np_type(a["output_dtype"], "output_dtype"))
+        else:
+            out = np.dtype(np.uint8)
+        ko = core.kind(out)
+        saturate = bool(a.get("saturate", 1))
+        # The quotient is taken in the wider of the input's and the scale's types (as numpy does).
+        wide = x.dtype if core.bits(x.dtype) >= core.bits(scale.dtype) else scale.dtype
+        if core._elem(wide) not in ("f16", "f32", "f64"):
+            wide = np.dtype(np.float32)
+        ins = [x, scale] + ([zp] if zp is not None else [])
+        el_w = el_of(wide)
+
+        def fn(b, a_, el):
+            q = b.op("arith.divf", convert(b, a_[0], x.dtype, wide), convert(b, a_[1], scale.dtype, wide), t=el_w)
+            if ko == "f":
+                if zp is not None:
+                    q = b.op("arith.addf", q, convert(b, a_[2], out, wide), t=el_w)
+                return convert(b, q, wide, out, saturate=saturate)
+            if ko not in "iu":
+                raise _err(f"quantizing to {out} is not supported")
+            q = b.op("math.roundeven", q, t=el_w)
+            if zp is not None:
+                q = b.op("arith.addf", q, convert(b, a_[2], out, wide), t=el_w)
+            n = core.bits(out)
+            lo, hi = (0, (1 << n) - 1) if ko == "u" else (-(1 << (n - 1)), (1 << (n - 1)) - 1)
+            q = b.op("arith.maximumf", q, b.const(float(lo), wide), t=el_w)
+            q = b.op("arith.minimumf", q, b.const(float(hi), wide), t=el_w)
+            return convert(b, q, wide, out)
+
+        return self.ew(ins, x.shape, out, fn)
