@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, Module
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from tfrt.diagnostics import DiagnosticError
 from tfrt.passes.lowering import replace
 
 from .common import Emitter, attr, cannot_lower, signless
@@ -144,9 +145,24 @@ def _convert(op: Operation) -> None:
     if fn is None:
         raise cannot_lower(op, "no conversion to linalg for this op")
     e = Emitter(op)
-    results = fn(op, e)
+    try:
+        results = fn(op, e)
+    except DiagnosticError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure is reported at the op
+        raise cannot_lower(op, _why(op, exc)) from exc
     _keep_original_types(op, results)
     replace(op, e.ops, results)
+
+
+def _why(op: Operation, exc: Exception) -> str:
+    from .common import is_complex
+
+    values = (*op.operands, *op.results)
+    if any(isinstance(v.type, TensorType) and is_complex(v.type) for v in values):
+        return "complex numbers are not supported by this conversion"
+    detail = str(exc).strip().splitlines()
+    return f"the conversion failed ({type(exc).__name__}{': ' + detail[0] if detail else ''})"
 
 
 def _keep_original_types(op: Operation, results: list[SSAValue]) -> None:

@@ -12,6 +12,7 @@ import numpy as np
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import (
+    ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IndexType,
@@ -287,6 +288,8 @@ def convert_reverse(op: Operation, e: Emitter) -> list[SSAValue]:
 def dot_general(
     e: Emitter, op: Operation, lhs: SSAValue, rhs: SSAValue, lb, rb, lc, rc, out_t: TensorType
 ) -> SSAValue:
+    if isinstance(out_t.element_type, ComplexType):
+        raise e.error("dot products of complex numbers are not supported")
     ls, rs = shape(lhs.type), shape(rhs.type)
     lfree = [i for i in range(len(ls)) if i not in lb and i not in lc]
     rfree = [i for i in range(len(rs)) if i not in rb and i not in rc]

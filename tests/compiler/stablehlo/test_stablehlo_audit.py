@@ -54,3 +54,28 @@ def test_ui64_start_indices_above_2_pow_63_clamp_high():
     s, g = run(text, x, np.uint64(2**64 - 1), np.array([[2**63], [1]], np.uint64))
     np.testing.assert_array_equal(s, [3.0, 4.0])  # clamped to dim - size = 3
     np.testing.assert_array_equal(g, [4.0, 1.0])  # clamped to 4
+
+
+def test_complex_ops_the_conversion_cannot_take_are_located_errors():
+    # Were "pass 'stablehlo-legalize-to-linalg' failed: AssertionError" (no
+    # location): a complex reduce, transpose, pad and dot_general.
+    import pytest
+
+    from tfrt.diagnostics import DiagnosticError
+
+    ops = [
+        ("stablehlo.reduce", "%c = stablehlo.constant dense<(0.0, 0.0)> : tensor<complex<f32>>\n"
+         "  %0 = stablehlo.reduce(%a init: %c) applies stablehlo.add across dimensions = [1] "
+         ": (tensor<2x2xcomplex<f32>>, tensor<complex<f32>>) -> tensor<2xcomplex<f32>>", "tensor<2xcomplex<f32>>"),
+        ("stablehlo.transpose", "%0 = stablehlo.transpose %a, dims = [1, 0] "
+         ": (tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>", "tensor<2x2xcomplex<f32>>"),
+        ("stablehlo.dot_general", "%0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] "
+         ": (tensor<2x2xcomplex<f32>>, tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>", "tensor<2x2xcomplex<f32>>"),
+    ]
+    for name, body, rt in ops:
+        text = f"func.func @main(%a: tensor<2x2xcomplex<f32>>) -> {rt} {{\n  {body}\n  return %0 : {rt}\n}}\n"
+        with pytest.raises(DiagnosticError) as e:
+            tfrt.api.load(text)
+        msg = e.value.render()
+        line = text.splitlines().index(next(s for s in text.splitlines() if name in s)) + 1
+        assert f":{line}:" in msg.splitlines()[0] and f"'{name}' op" in msg and "complex" in msg, msg
