@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import complex as xcomplex
 from xdsl.dialects import math
-from xdsl.dialects.builtin import ComplexType, IntegerType
+from xdsl.dialects.builtin import ComplexType, Float16Type, IntegerType
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 
 from tfrt.dialects import arith
@@ -227,7 +227,7 @@ def convert(e: Emitter, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue
             return x
         return e.add((arith.UIToFPOp if from_unsigned else arith.SIToFPOp)(x, t))
     if t_int:
-        return e.add((arith.FPToUIOp if is_unsigned(dst) else arith.FPToSIOp)(x, t))
+        return _float_to_int(e, x, s, t, is_unsigned(dst))
     if s.bitwidth < t.bitwidth:
         return e.add(xarith.ExtFOp(x, t))
     if s.bitwidth > t.bitwidth:
@@ -237,6 +237,29 @@ def convert(e: Emitter, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue
 
     wide = e.add(xarith.ExtFOp(x, f32))
     return e.add(xarith.TruncFOp(wide, t))
+
+
+def _float_to_int(e: Emitter, x: SSAValue, s: Attribute, t: IntegerType, unsigned: bool) -> SSAValue:
+    """Float to integer: truncated toward zero; out of range saturates to the
+    type's bounds and NaN gives 0, as XLA does (the specification leaves it open)."""
+    w = t.width.data
+    lo, hi = (0, (1 << w) - 1) if unsigned else (-(1 << (w - 1)), (1 << (w - 1)) - 1)
+    # hi + 1 and lo (or -1) are powers of two, exact in every float type, or
+    # past f16's largest value (65504): then infinity.
+    def bound(v: int) -> SSAValue:
+        f = float(v)
+        if isinstance(s, Float16Type) and abs(f) > 65504.0:
+            f = float("inf") if f > 0 else float("-inf")
+        return e.scalar(f, s)
+
+    top, bottom = bound(hi + 1), bound(lo - 1 if unsigned else lo)
+    too_big = cmp_f(e, "oge", x, top)
+    too_small = cmp_f(e, "ole", x, bottom)
+    fits = e.add(xarith.AndIOp(cmp_f(e, "olt", x, top), cmp_f(e, "ogt", x, bottom)))
+    safe = select(e, fits, x, e.scalar(0.0, s))  # NaN and out-of-range lanes convert 0
+    r = e.add((arith.FPToUIOp if unsigned else arith.FPToSIOp)(safe, t))
+    r = select(e, too_big, e.scalar(hi, t), r)
+    return select(e, too_small, e.scalar(lo, t), r)
 
 
 def _convert_complex(e: Emitter, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:

@@ -79,3 +79,31 @@ def test_complex_ops_the_conversion_cannot_take_are_located_errors():
         msg = e.value.render()
         line = text.splitlines().index(next(s for s in text.splitlines() if name in s)) + 1
         assert f":{line}:" in msg.splitlines()[0] and f"'{name}' op" in msg and "complex" in msg, msg
+
+
+def test_float_to_int_saturates_and_nan_is_zero():
+    # The specification leaves out-of-range float -> int open; XLA (jax.jit)
+    # saturates and gives 0 for NaN.  Before: C casts (wrapped or INT_MIN).
+    text = """
+    func.func @main(%a: tensor<9xf32>, %h: tensor<9xf16>) -> (tensor<9xi8>, tensor<9xui8>, tensor<9xi32>, tensor<9xui64>, tensor<9xi32>, tensor<9xui16>) {
+      %0 = stablehlo.convert %a : (tensor<9xf32>) -> tensor<9xi8>
+      %1 = stablehlo.convert %a : (tensor<9xf32>) -> tensor<9xui8>
+      %2 = stablehlo.convert %a : (tensor<9xf32>) -> tensor<9xi32>
+      %3 = stablehlo.convert %a : (tensor<9xf32>) -> tensor<9xui64>
+      %4 = stablehlo.convert %h : (tensor<9xf16>) -> tensor<9xi32>
+      %5 = stablehlo.convert %h : (tensor<9xf16>) -> tensor<9xui16>
+      return %0, %1, %2, %3, %4, %5 : tensor<9xi8>, tensor<9xui8>, tensor<9xi32>, tensor<9xui64>, tensor<9xi32>, tensor<9xui16>
+    }"""
+    a = np.array([np.nan, np.inf, -np.inf, 300.0, -300.0, -0.5, -1.5, 127.9, 3e9], np.float32)
+    i8, u8, i32, u64, h32, hu16 = run(text, a, a.astype(np.float16))
+
+    def sat(x, lo, hi):
+        return np.where(np.isnan(x), 0, np.clip(np.trunc(np.nan_to_num(x, posinf=np.inf)), lo, hi))
+
+    np.testing.assert_array_equal(i8, sat(a.astype(np.float64), -128, 127).astype(np.int8))
+    np.testing.assert_array_equal(u8.view(np.uint8), sat(a.astype(np.float64), 0, 255).astype(np.uint8))
+    np.testing.assert_array_equal(i32, sat(a.astype(np.float64), -2**31, 2**31 - 1).astype(np.int64).astype(np.int32))
+    np.testing.assert_array_equal(u64.view(np.uint64), [0, 2**64 - 1, 0, 300, 0, 0, 0, 127, 3000000000])
+    h = a.astype(np.float16).astype(np.float64)  # 3e9 is inf in f16
+    np.testing.assert_array_equal(h32, sat(h, -2**31, 2**31 - 1).astype(np.int64).astype(np.int32))
+    np.testing.assert_array_equal(hu16.view(np.uint16), sat(h, 0, 65535).astype(np.uint16))
