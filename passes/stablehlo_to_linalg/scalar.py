@@ -165,6 +165,17 @@ def _int_binary(e: Emitter, name: str, a: SSAValue, b: SSAValue, t: Attribute) -
         }
         if name in table:
             return e.add(table[name](a, b))
+    if name in ("stablehlo.divide", "stablehlo.remainder"):
+        # Division by zero is left to the implementation by the specification;
+        # XLA (jax.jit) gives all ones (-1) for the quotient and the dividend
+        # for the remainder.  INT_MIN / -1 is INT_MIN, remainder 0.
+        elem = _elem(t)
+        zero = cmp_i(e, "eq", b, e.scalar(0, elem))
+        if name == "stablehlo.divide":
+            q = e.add((xarith.DivUIOp if unsigned else xarith.DivSIOp)(a, b))
+            return select(e, zero, e.scalar(-1, elem), q)
+        r = e.add((xarith.RemUIOp if unsigned else xarith.RemSIOp)(a, b))
+        return select(e, zero, a, r)
     simple = {
         "stablehlo.add": xarith.AddiOp,
         "stablehlo.subtract": xarith.SubiOp,
@@ -172,8 +183,6 @@ def _int_binary(e: Emitter, name: str, a: SSAValue, b: SSAValue, t: Attribute) -
         "stablehlo.and": xarith.AndIOp,
         "stablehlo.or": xarith.OrIOp,
         "stablehlo.xor": xarith.XOrIOp,
-        "stablehlo.divide": xarith.DivUIOp if unsigned else xarith.DivSIOp,
-        "stablehlo.remainder": xarith.RemUIOp if unsigned else xarith.RemSIOp,
         "stablehlo.maximum": xarith.MaxUIOp if unsigned else xarith.MaxSIOp,
         "stablehlo.minimum": xarith.MinUIOp if unsigned else xarith.MinSIOp,
     }

@@ -107,3 +107,23 @@ def test_float_to_int_saturates_and_nan_is_zero():
     h = a.astype(np.float16).astype(np.float64)  # 3e9 is inf in f16
     np.testing.assert_array_equal(h32, sat(h, -2**31, 2**31 - 1).astype(np.int64).astype(np.int32))
     np.testing.assert_array_equal(hu16.view(np.uint16), sat(h, 0, 65535).astype(np.uint16))
+
+
+def test_integer_division_by_zero_gives_what_xla_gives():
+    # Left to the implementation by the specification; jax.jit gives -1 (all
+    # ones) for x / 0 and x for x % 0.  Before: 0 and 0.
+    text = """
+    func.func @main(%a: tensor<4xi32>, %b: tensor<4xi32>, %c: tensor<2xui8>, %d: tensor<2xui8>) -> (tensor<4xi32>, tensor<4xi32>, tensor<2xui8>, tensor<2xui8>) {
+      %0 = stablehlo.divide %a, %b : tensor<4xi32>
+      %1 = stablehlo.remainder %a, %b : tensor<4xi32>
+      %2 = stablehlo.divide %c, %d : tensor<2xui8>
+      %3 = stablehlo.remainder %c, %d : tensor<2xui8>
+      return %0, %1, %2, %3 : tensor<4xi32>, tensor<4xi32>, tensor<2xui8>, tensor<2xui8>
+    }"""
+    a = np.array([7, -7, -2**31, -2**31], np.int32)
+    b = np.array([0, 0, -1, 0], np.int32)
+    q, r, qu, ru = run(text, a, b, np.array([200, 9], np.uint8), np.array([0, 4], np.uint8))
+    np.testing.assert_array_equal(q, [-1, -1, -2**31, -1])
+    np.testing.assert_array_equal(r, [7, -7, 0, -2**31])
+    np.testing.assert_array_equal(qu.view(np.uint8), [255, 2])
+    np.testing.assert_array_equal(ru.view(np.uint8), [200, 1])
