@@ -35,7 +35,8 @@ F, I64 = TensorProto.FLOAT, TensorProto.INT64
 # names register their cases when imported, without generating the whole
 # suite (which takes ~9 s before the first test runs).
 FAST_MODULES = ["gemm", "reducemean", "squeeze", "dropout", "size", "lpnormalization", "flatten", "where",
-                "expand", "pad", "cumsum", "gatherelements", "onehot", "mod", "einsum", "trilu"]  # fmt: skip
+                "expand", "pad", "cumsum", "gatherelements", "onehot", "mod", "einsum", "trilu",
+                "bitshift", "cumprod", "lppool", "rmsnormalization", "dequantizelinear", "resize"]  # fmt: skip
 
 
 def _fast_cases():
@@ -260,3 +261,23 @@ def test_grouped_convolution_and_lrn_against_onnxruntime():
     m = _model(nodes, [("x", F, [1, 4, 5, 5])], [("y", F, [1, 6, 5, 5])], [("w", w)], opset=13)
     x = rng.standard_normal((1, 4, 5, 5)).astype(np.float32)
     np.testing.assert_allclose(backend.run_model(m, [x])[0], _ort(m, {"x": x})[0], rtol=1e-4, atol=1e-5)
+
+
+def test_an_operator_is_imported_through_its_function_body_and_a_refusal_inside_names_both_nodes():
+    """RMSNormalization has no handler: its ONNX function body is imported.
+    A body node the importer refuses is an error naming the outer node too."""
+    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    s = np.linspace(0.5, 1.5, 4).astype(np.float32)
+    node = helper.make_node("RMSNormalization", ["x", "s"], ["y"], name="rms", axis=-1, epsilon=1e-5)
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", F, x.shape), helper.make_tensor_value_info("s", F, s.shape)],
+                          [helper.make_tensor_value_info("y", F, x.shape)])  # fmt: skip
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)])
+    (y,) = backend.prepare(m).run([x, s])
+    want = x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-5) * s
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+    node = helper.make_node("AffineGrid", ["t", "size"], ["grid"], name="ag")
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("t", F, (1, 2, 3))], [helper.make_tensor_value_info("grid", F, (1, 2, 3, 2))],
+                          initializer=[helper.make_tensor("size", I64, (4,), [1, 1, 2, 3])])  # fmt: skip
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+    with pytest.raises(ImportError_, match=r"node 'ag' \(AffineGrid\): .*subgraph"):
+        backend.prepare(m).run([np.zeros((1, 2, 3), np.float32)])
