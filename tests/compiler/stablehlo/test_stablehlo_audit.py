@@ -127,3 +127,23 @@ def test_integer_division_by_zero_gives_what_xla_gives():
     np.testing.assert_array_equal(r, [7, -7, 0, -2**31])
     np.testing.assert_array_equal(qu.view(np.uint8), [255, 2])
     np.testing.assert_array_equal(ru.view(np.uint8), [200, 1])
+
+
+def test_erfc_keeps_its_digits_in_the_tail():
+    # 1 - erf(x) gave 0 for x >= 4 in f32 and 20% off at 2.5 in f16.
+    import math
+
+    xs = [0.2, 1.5, 2.5, 3.0, 4.0, 5.0, 7.0, -3.0, -0.3]
+    outs = []
+    for t in ("f32", "f16"):
+        outs.append(f"%{t} = chlo.erfc %{t}in : tensor<9x{t}> -> tensor<9x{t}>")
+    text = (
+        "func.func @main(%f32in: tensor<9xf32>, %f16in: tensor<9xf16>) -> (tensor<9xf32>, tensor<9xf16>) {\n  "
+        + "\n  ".join(outs)
+        + "\n  return %f32, %f16 : tensor<9xf32>, tensor<9xf16>\n}"
+    )
+    g32, g16 = run(text, np.array(xs, np.float32), np.array(xs, np.float16))
+    want = np.array([math.erfc(x) for x in xs])
+    np.testing.assert_allclose(g32, want, rtol=2e-5)
+    w16 = np.array([math.erfc(float(x)) for x in np.array(xs, np.float16)]).astype(np.float16)
+    np.testing.assert_allclose(g16.astype(np.float64), w16.astype(np.float64), rtol=2e-3, atol=1e-7)
