@@ -232,8 +232,25 @@ class LiftCfToScfPass(ModulePass):
     """Rewrite CFG loops and if/else diamonds of ``cf.br``/``cf.cond_br`` into
     ``scf.while``/``scf.if`` (the shapes in the module docstring).
 
-    Example: a header block with ``cf.cond_br`` to a body that branches back
-    becomes one ``scf.while``."""
+    Example::
+
+        cf.cond_br %p, ^bb1, ^bb2
+      ^bb1:
+        %a = arith.addf %x, %x : f32
+        cf.br ^bb3(%a : f32)
+      ^bb2:
+        cf.br ^bb3(%x : f32)
+      ^bb3(%r: f32):
+        return %r : f32
+        // becomes
+        %r = scf.if %p -> (f32) {
+          %a = arith.addf %x, %x : f32
+          scf.yield %a : f32
+        } else {
+          scf.yield %x : f32
+        }
+        return %r : f32
+    """
 
     name = "lift-cf-to-scf"
 
