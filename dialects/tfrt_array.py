@@ -65,7 +65,9 @@ SCALAR_TYPES = (
     "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ", "f8E4M3", "f8E3M4",
     "f8E8M0FNU", "f6E2M3FN", "f6E3M2FN", "f4E2M1FN",
 )  # fmt: skip
-ELEMENT_TYPES = SCALAR_TYPES + tuple(f"{s}i{w}" for s in "su" for w in (2, 4, 8, 16, 32, 64))
+ELEMENT_TYPES = SCALAR_TYPES + tuple(f"{s}i{w}" for s in "su" for w in (2, 4, 8, 16, 32, 64)) + (
+    "complex<f32>", "complex<f64>",
+)
 
 
 def element_type_name(t: Attribute) -> str:

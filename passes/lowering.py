@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
+    ComplexType,
     DenseIntOrFPElementsAttr,
     Float4E2M1FNType,
     Float6E2M3FNType,
@@ -120,6 +121,8 @@ def is_supported_element_type(t: Attribute) -> bool:
     if isinstance(t, IntegerType):
         # (ui1/si1 have no storage type: only signless i1 is a boolean.)
         return t.width.data in SUPPORTED_INT_WIDTHS and (t.width.data != 1 or t.signedness.data == Signedness.SIGNLESS)
+    if isinstance(t, ComplexType):  # complex64 / complex128 (numpy's)
+        return isinstance(t.element_type, (Float32Type, Float64Type))
     return isinstance(t, (*SUPPORTED_FLOATS, IndexType))
 
 
@@ -227,7 +230,19 @@ _CASTS = {
 
 _SCALING = ("arith.scaling_extf", "arith.scaling_truncf")
 
-EXPR_OPS = frozenset({*_BINARY, *_UNARY, *_CASTS, *_SCALING, "arith.cmpi", "arith.cmpf", "arith.select", "math.fma",
+# complex.* on complex64/complex128 (numpy computes them natively).
+_COMPLEX = {
+    "complex.add": "({0} + {1})", "complex.sub": "({0} - {1})", "complex.mul": "({0} * {1})",
+    "complex.div": "({0} / {1})", "complex.pow": "pow({0}, {1})", "complex.neg": "(-{0})",
+    "complex.re": "real({0})", "complex.im": "imag({0})", "complex.create": "complex({0}, {1})",
+    "complex.abs": "cabs({0})", "complex.conj": "conj({0})", "complex.exp": "exp({0})",
+    "complex.log": "log({0})", "complex.sqrt": "sqrt({0})", "complex.sin": "sin({0})",
+    "complex.cos": "cos({0})", "complex.tan": "tan({0})", "complex.tanh": "tanh({0})",
+    "complex.expm1": "expm1({0})", "complex.log1p": "log1p({0})", "complex.rsqrt": "rsqrt({0})",
+    "complex.sign": "sign({0})", "complex.eq": "eq({0}, {1})", "complex.neq": "ne({0}, {1})",
+}  # fmt: skip
+
+EXPR_OPS = frozenset({*_BINARY, *_UNARY, *_CASTS, *_SCALING, *_COMPLEX, "arith.cmpi", "arith.cmpf", "arith.select", "math.fma",
                       "math.fpowi", "arith.ceildivui"})  # fmt: skip
 
 
@@ -270,6 +285,8 @@ def op_expr(op: Operation, args: Sequence[str]) -> str:
         return _BINARY[name].format(*args)
     if name in _UNARY:
         return _UNARY[name].format(*args)
+    if name in _COMPLEX:
+        return _COMPLEX[name].format(*args)
     if name == "arith.cmpi":
         return f"{_CMPI[op.predicate.value.data]}({args[0]}, {args[1]})"  # type: ignore[attr-defined]
     if name == "arith.cmpf":

@@ -74,7 +74,14 @@ DTYPES: dict[str, np.dtype] = {
     **{f"si{w}": np.dtype(f"int{w}") for w in (8, 16, 32, 64)},
     "si2": st.INT_TYPES["i2"],
     "si4": st.INT_TYPES["i4"],
+    "complex<f32>": np.dtype(np.complex64),
+    "complex<f64>": np.dtype(np.complex128),
 }
+# Complex types compute natively in numpy; their parts are f32 / f64.
+_COMPLEX_PART = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}
+_COMPLEX_OF = {v: k for k, v in _COMPLEX_PART.items()}
+# Functions of kind "float" that also take complex operands.
+_COMPLEX_OK = frozenset({"exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "tanh", "sin", "cos", "tan"})
 # dtype -> name: the signless spelling wins.
 _NAMES: dict[np.dtype, str] = {}
 for _name, _dt in DTYPES.items():
@@ -123,9 +130,13 @@ FUNCTIONS: dict[str, tuple[int, str]] = {
     )},
     "isnan": (1, "bool"),
     "where": (3, "where"),
-    **{f"cast_{t}": (1, "cast") for t in DTYPES},
-    **{f"ucast_{t}": (1, "cast") for t in DTYPES},
-    **{f"bitcast_{t}": (1, "cast") for t in DTYPES if t != "i1"},
+    **{f"cast_{t}": (1, "cast") for t in DTYPES if t.isidentifier()},
+    **{f"ucast_{t}": (1, "cast") for t in DTYPES if t.isidentifier()},
+    **{f"bitcast_{t}": (1, "cast") for t in DTYPES if t != "i1" and t.isidentifier()},
+    # complex: the parts of a complex operand, |z| and the conjugate; complex(re, im).
+    **{f: (1, "part") for f in ("real", "imag", "cabs")},
+    "conj": (1, "complex"),
+    "complex": (2, "complex"),
 }
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
@@ -212,6 +223,23 @@ def _infer(node: _Node, operand_dtypes: tuple[np.dtype, ...], expr: str) -> None
                             f"{type_name(base.dtype)} and {type_name(exponent.dtype)}")
         node.dtype = base.dtype
         return
+    if kind == "complex" and node.fn == "complex":  # two floats of one type -> complex
+        for a in node.args:
+            if a.dtype is None:
+                _type_literal(a, next((b.dtype for b in node.args if b.dtype is not None),
+                                      np.dtype(np.float64)), expr)
+        re, im = (a.dtype for a in node.args)
+        if re != im or re not in _COMPLEX_OF:
+            raise ExprError(f"'complex' in '{expr}' needs two f32 or two f64 parts, not "
+                            f"{type_name(re)} and {type_name(im)}")
+        node.dtype = _COMPLEX_OF[re]
+        return
+    if kind in ("part", "complex"):  # real(z), imag(z), cabs(z), conj(z)
+        (a,) = node.args
+        if a.dtype not in _COMPLEX_PART:
+            raise ExprError(f"'{node.fn}' in '{expr}' needs a complex operand")
+        node.dtype = _COMPLEX_PART[a.dtype] if kind == "part" else a.dtype
+        return
     operands = node.args[1:] if kind == "where" else node.args
     typed = [a.dtype for a in operands if a.dtype is not None]
     common = typed[0] if typed else None
@@ -241,6 +269,8 @@ def _infer(node: _Node, operand_dtypes: tuple[np.dtype, ...], expr: str) -> None
     elif kind == "bool":
         if node.fn in ("ult", "ule", "ugt", "uge") and not st.is_integer(common):
             raise ExprError(f"'{node.fn}' in '{expr}' needs integers, not {type_name(common)}")
+        if common in _COMPLEX_PART and node.fn not in ("eq", "ne"):
+            raise ExprError(f"'{node.fn}' in '{expr}' does not order complex operands")
         if node.fn in ("ord", "uno", "isnan") and not st.is_float(common):
             raise ExprError(f"'{node.fn}' in '{expr}' needs floats, not {type_name(common)}")
         node.dtype = np.dtype(np.bool_)
@@ -253,7 +283,10 @@ def _infer(node: _Node, operand_dtypes: tuple[np.dtype, ...], expr: str) -> None
             raise ExprError(f"'{node.fn}' in '{expr}' needs a {st.bit_width(target)}-bit operand")
         node.dtype = target
     else:
-        if kind == "float" and not st.is_float(common):
+        if common in _COMPLEX_PART and (kind in ("float", "int") or node.fn in (
+                "maximum", "minimum", "rem", "abs")) and node.fn not in _COMPLEX_OK:
+            raise ExprError(f"'{node.fn}' in '{expr}' does not take complex operands")
+        if kind == "float" and not st.is_float(common) and common not in _COMPLEX_PART:
             raise ExprError(f"'{node.fn}' in '{expr}' needs floats, not {type_name(common)}")
         if kind == "int" and not st.is_integer(common):
             raise ExprError(f"'{node.fn}' in '{expr}' needs integers, not {type_name(common)}")
@@ -402,6 +435,10 @@ class _Gen:
             fake = _Node(fn, [_Node("arg", [], dtype=i8) for _ in node.args], dtype=i8)
             inner = self.op(fake, [f"_sx({x})" for x in a], None)
             return self.finish(f"_cast({inner}, {self.const(node.dtype)})", target)
+        if dt in _COMPLEX_PART or fn in ("real", "imag", "cabs", "conj", "complex"):
+            code = self.complex_op(node, fn, a)
+            if code is not None:
+                return self.finish(code, target)
         if fn == "pow" and st.is_integer(dt):
             return self.finish(f"_ipow(xp, {a[0]}, {a[1]})", target)
         if fn == "pow":
@@ -462,6 +499,20 @@ class _Gen:
             return self.finish(f"_bitcast(xp, {a[0]}, {self.const(node.dtype)})", target)
         raise ExprError(f"no code for '{fn}'")  # pragma: no cover - FUNCTIONS and this table agree
 
+    def complex_op(self, node: _Node, fn: str, a: list[str]) -> str | None:
+        """numpy computes complex numbers natively; the forms that differ."""
+        if fn in ("real", "imag", "conj"):
+            return f"xp.{fn}({a[0]})"
+        if fn == "cabs":
+            return f"xp.absolute({a[0]})"
+        if fn == "complex":
+            return f"_complex(xp, {a[0]}, {a[1]}, {self.const(node.dtype)})"
+        if fn == "div":
+            return f"xp.divide({a[0]}, {a[1]})"
+        if fn == "pow":
+            return f"xp.power({a[0]}, {a[1]})"
+        return None
+
     def float_extremum(self, node: _Node, a: list[str], target: str | None) -> str:
         """arith.maximumf/minimumf: NaN propagates and -0.0 < +0.0.  Which
         operand numpy's maximum returns on a tie depends on the loop that
@@ -495,6 +546,15 @@ _BOOL_FUNCS = {"add": "bitxor", "sub": "bitxor", "neg": "same", "abs": "same", "
 # i1 operations computed in i8 on the signed values: division, remainders,
 # shifts and powers.
 _I1_AS_I8 = frozenset({"div", "rem", "floordiv", "ceildiv", "shl", "shrs", "pow"})
+
+
+def _complex(xp, re, im, dtype):
+    """re + i im in ``dtype`` (the parts kept exactly, infinities and NaNs included)."""
+    re, im = xp.asarray(re), xp.asarray(im)
+    out = xp.empty(xp.broadcast_shapes(re.shape, im.shape), dtype)
+    out.real = re
+    out.imag = im
+    return out if out.ndim else out[()]
 
 
 def _sx(x):
@@ -886,7 +946,7 @@ def _erf(xp, x, scalar_type):
 _HELPERS = {"_cast": _cast, "_u": _u, "_idiv": _idiv, "_irem": _irem, "_ceildiv": _ceildiv, "_bitcast": _bitcast,
             "_ctpop": _ctpop, "_erf": _erf, "_round": _round, "_fma": _fma, "_ipow": _ipow, "_ctlz": _ctlz,
             "_cttz": _cttz, "_fptoui": _fptoui, "_fmaximum": _fmaximum, "_fminimum": _fminimum,
-            "_fpow": _fpow, "_powi": _powi, "_sx": _sx}  # fmt: skip
+            "_fpow": _fpow, "_powi": _powi, "_sx": _sx, "_complex": _complex}  # fmt: skip
 
 
 # Integer operations that read their operands as unsigned.

@@ -68,7 +68,7 @@ def _constant_kernel(type_name: str) -> None:
 
 # The scalar types (dialects/tfrt_array.py SCALAR_TYPES): signless integers and floats.
 for _t in DTYPES:
-    if not _t.startswith(("si", "ui")):
+    if not _t.startswith(("si", "ui", "complex")):
         _constant_kernel(_t)
 
 
