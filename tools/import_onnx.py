@@ -493,9 +493,10 @@ def _bcast(*shapes) -> tuple[int, ...]:
 
 from tfrt.tools.onnx_ops import OnnxOps  # noqa: E402 - the operators; they use the helpers above
 from tfrt.tools.onnx_ops_nn import OnnxOpsNN  # noqa: E402
+from tfrt.tools.onnx_ops_control import OnnxOpsControl, free_names, rename_free  # noqa: E402
 
 
-class Importer(OnnxOps, OnnxOpsNN):
+class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl):
     def __init__(
         self,
         model,
@@ -653,6 +654,9 @@ class Importer(OnnxOps, OnnxOpsNN):
             self.node(node)
         results = []
         for out in self.graph.output:
+            what = out.type.WhichOneof("value")
+            if what not in (None, "tensor_type"):
+                raise ImportError_(f"graph output '{out.name}' is of {what.replace('_type', '')} type: only tensors are supported")
             if out.name in self.values:
                 results.append(self.value(out.name))
             elif out.name in self.consts:
@@ -859,8 +863,12 @@ class Importer(OnnxOps, OnnxOpsNN):
         for inner in fn.node:
             n = onnx.NodeProto()
             n.CopyFrom(inner)
-            if any(x.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for x in n.attribute):
-                raise ImportError_(f"{where}: its function body has a node with a subgraph ({n.op_type})")
+            for x in n.attribute:
+                # A subgraph's references to the function's names are renamed
+                # as the function's own nodes are.
+                subs = [x.g] if x.type == onnx.AttributeProto.GRAPH else list(x.graphs) if x.type == onnx.AttributeProto.GRAPHS else []
+                for g in subs:
+                    rename_free(g, lambda v: rename.setdefault(v, prefix + v))
             new_attrs = []
             for x in n.attribute:
                 if x.ref_attr_name:
@@ -960,6 +968,11 @@ class Importer(OnnxOps, OnnxOpsNN):
             if p is None or p.op_type in ("Shape", "Size"):
                 continue
             stack.extend(p.input)
+            for at in p.attribute:
+                # What a subgraph (a loop's body, a branch) uses from outside.
+                subs = [at.g] if at.type == at.GRAPH else list(at.graphs) if at.type == at.GRAPHS else []
+                for g in subs:
+                    stack.extend(free_names(g))
         return tuple(sorted(out))
 
     def static(self, node, i: int, what: str) -> np.ndarray | None:
@@ -1292,8 +1305,10 @@ class Importer(OnnxOps, OnnxOpsNN):
         return self.em.expand(self._mean(x, axes), axes, len(x.shape))
 
 # Operators never evaluated at import even with constant inputs (their
-# results are random).
-_NOT_FOLDED = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial"})
+# results are random), and those with subgraphs (unrolled by their handlers,
+# which fold what is constant node by node).
+_NOT_FOLDED = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial",
+                         "Scan", "Loop", "If"})
 
 
 # ---------------------------------------------------------------------------
