@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
     AnyFloatConstr,
+    ComplexType,
     DenseIntOrFPElementsAttr,
     Float32Type,
     FloatAttr,
@@ -69,6 +70,9 @@ def _is_signless_int(t: Attribute) -> bool:
 
 
 def _is_float(t: Attribute) -> bool:
+    # (complex<f32> and complex<f64> compare part by part)
+    if isinstance(t, ComplexType):
+        return str(t.element_type) in ("f32", "f64")
     return AnyFloatConstr.verifies(t)
 
 

@@ -369,6 +369,8 @@ def splat_constant(value: SSAValue):
         if isinstance(attr, DenseIntOrFPElementsAttr) and all(attr.get_shape()) and attr.is_splat():
             v = attr.get_values()[0]
             et = attr.get_element_type()
+            if isinstance(et, ComplexType):
+                return None  # (no complex literals in expressions)
             return FloatAttr(v, et) if isinstance(v, float) else IntegerAttr(v, et)
         return None
     if op.name == "linalg.fill":

@@ -58,6 +58,7 @@ from collections.abc import Sequence
 from tfrt.dialects import arith
 from tfrt.dialects.fastir import erase_op, replace_all_uses
 from xdsl.dialects import arith as xarith
+from xdsl.dialects import complex as xcomplex
 from xdsl.dialects import math
 from xdsl.dialects.builtin import IntegerType, TensorType, i64
 from xdsl.ir import Operation, SSAValue
@@ -1227,22 +1228,23 @@ def convert_fft(op: Operation, e: Emitter) -> list[SSAValue]:
     res_t = static_type(op, op.results[0].type)
     complex_out = kind != "IRFFT"
     users = [u.operation for u in op.results[0].uses]
-    if complex_out and any(u.name not in ("stablehlo.real", "stablehlo.imag") for u in users):
-        raise e.error(
-            "complex tensors are not supported by the kernels: fft is converted only when "
-            "stablehlo.real and stablehlo.imag take its every result"
-        )
+    # Read only by real/imag: those take the parts directly; otherwise the
+    # result is built as a complex tensor.
+    parts_out = bool(users) and all(u.name in ("stablehlo.real", "stablehlo.imag") for u in users)
     if kind == "RFFT":
         if is_complex(in_t.element_type):
             raise e.error("RFFT takes a real operand")
         re, im = x, None
         el = in_t.element_type
     else:
+        if not is_complex(in_t.element_type):
+            raise e.error(f"{kind} takes a complex operand")
         parts = _complex_parts(e, x)
-        if parts is None:
-            raise e.error(
-                "complex tensors are not supported by the kernels: fft is converted only when "
-                "its complex operand is built by stablehlo.complex"
+        if parts is None:  # the parts of a complex tensor
+            part_t = TensorType(in_t.element_type.element_type, list(shape(in_t)))
+            parts = (
+                e.map([x], part_t, lambda b, a: b.add(xcomplex.ReOp(a[0]))),
+                e.map([x], part_t, lambda b, a: b.add(xcomplex.ImOp(a[0]))),
             )
         re, im = parts
         el = signless(element(re.type))
@@ -1293,15 +1295,18 @@ def convert_fft(op: Operation, e: Emitter) -> list[SSAValue]:
     out_re = back(re)
     if kind != "RFFT":
         # the complex operand's generic goes when the fft was its last use
-        owner = x.op
+        owner = getattr(x, "op", None)
         op.operands = [out_re]
-        if x.first_use is None:
+        if x.first_use is None and owner is not None and owner.name == "linalg.generic":
             _erase(owner)
     if not complex_out:
         return [out_re]
     out_im = (
         back(im) if im is not None else e.filled(list(res_t.get_shape()), e.scalar(0.0, out_el))
     )
+    if not parts_out:
+        create = lambda b, a: b.add(xcomplex.CreateOp(a[0], a[1], res_t.element_type))
+        return [e.map([out_re, out_im], res_t, create)]
     for u in users:
         replace_all_uses(u.results[0], out_re if u.name == "stablehlo.real" else out_im)
         erase_op(u)

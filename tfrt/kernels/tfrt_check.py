@@ -151,6 +151,8 @@ def format_scalar(v: Any, dtype: np.dtype | None = None) -> str:
         return "true" if v else "false"
     if isinstance(v, np.floating):
         return repr(float(v)) if v.dtype == np.float64 else str(v)
+    if isinstance(v, np.complexfloating):  # MLIR's (re, im)
+        return f"({format_scalar(v.real)}, {format_scalar(v.imag)})"
     return str(v)
 
 
@@ -222,7 +224,10 @@ def compare_eq(lhs: Any, rhs: Any) -> Mismatch | None:
 
 
 def almost_equal(a: np.ndarray, b: np.ndarray, atol: float, rtol: float) -> np.ndarray:
-    """Per element: ``a`` (computed) is close to ``b`` (expected)."""
+    """Per element: ``a`` (computed) is close to ``b`` (expected); complex
+    values when both their real and their imaginary parts are."""
+    if np.iscomplexobj(a) or np.iscomplexobj(b):
+        return almost_equal(a.real, b.real, atol, rtol) & almost_equal(a.imag, b.imag, atol, rtol)
     x = a.astype(np.float64)
     y = b.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -235,7 +240,7 @@ def compare_almost_eq(lhs: Any, rhs: Any, atol: float, rtol: float) -> Mismatch 
     a, b, problem = _pair(lhs, rhs)
     if problem is not None:
         return problem, _both(a, b)
-    if not is_float(a.dtype):
+    if not is_float(a.dtype) and not np.iscomplexobj(a):
         return f"expected floating-point values, got {type_name(a)}", _both(a, b)
     atol, rtol = float(np.float32(atol)), float(np.float32(rtol))
     differ = ~almost_equal(a, b, atol, rtol)
@@ -244,13 +249,20 @@ def compare_almost_eq(lhs: Any, rhs: Any, atol: float, rtol: float) -> Mismatch 
     flat = np.flatnonzero(differ)
     i = int(flat[0])
     x, y = a.reshape(-1)[i], b.reshape(-1)[i]
-    if not np.isfinite(y):
+    if np.iscomplexobj(a):  # the part that differs
+        part = "real" if not almost_equal(np.asarray(x.real), np.asarray(y.real), atol, rtol) else "imag"
+        x0, y0 = getattr(x, part), getattr(y, part)
+    else:
+        part, x0, y0 = "", x, y
+    if not np.isfinite(y0):
         why = "a value that is not finite is met only by itself"
-    elif np.isnan(x):
+    elif np.isnan(x0):
         why = "NaN computed"
     else:
         with np.errstate(invalid="ignore", over="ignore"):
-            why = f"|difference| {abs(float(x) - float(y)):.6g} > {atol + rtol * abs(float(y)):.6g}"
+            why = f"|difference| {abs(float(x0) - float(y0)):.6g} > {atol + rtol * abs(float(y0)):.6g}"
+    if part:
+        why = f"{part} parts: {why}"
     message = (
         f"{len(flat)} of {a.size} elements differ by more than atol + rtol * |expected| "
         f"(atol {atol:g}, rtol {rtol:g}); the first at index {_index(i, a.shape)}: "
