@@ -494,9 +494,10 @@ def _bcast(*shapes) -> tuple[int, ...]:
 from tfrt.tools.onnx_ops import OnnxOps  # noqa: E402 - the operators; they use the helpers above
 from tfrt.tools.onnx_ops_nn import OnnxOpsNN  # noqa: E402
 from tfrt.tools.onnx_ops_control import OnnxOpsControl, free_names, rename_free  # noqa: E402
+from tfrt.tools.onnx_ops_extra import OnnxOpsExtra  # noqa: E402
 
 
-class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl):
+class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra):
     def __init__(
         self,
         model,

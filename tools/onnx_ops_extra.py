@@ -1,0 +1,193 @@
+"""ONNX operators imported as small graphs of other ONNX operators (built
+here and imported node by node: each one folds, specializes and refuses as it
+does on its own): BitCast, QLinearMatMul, ConvTranspose, DFT, RNN, GRU, LSTM.
+
+Mixed into ``tools.import_onnx.Importer``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tfrt.tools import import_onnx as core
+
+
+def _err(msg: str):
+    return core.ImportError_(msg)
+
+
+class OnnxOpsExtra:
+    """Operators as compositions of others (mixed into ``Importer``)."""
+
+    def _sub(self, node, op: str, inputs, n_out: int = 1, **attrs):
+        """Imports one ``op`` node (named after ``node``) on ``inputs`` (names,
+        or arrays that become constants); returns its output names."""
+        from onnx import helper
+
+        self._subs = getattr(self, "_subs", 0) + 1
+        tag = f"__{node.op_type}{self._subs}__"
+        names = []
+        for k, x in enumerate(inputs):
+            if isinstance(x, np.ndarray):
+                nm = f"{tag}c{k}"
+                self.consts[nm] = x
+                names.append(nm)
+            else:
+                names.append(x or "")
+        outs = [f"{tag}o{k}" for k in range(n_out)]
+        n = helper.make_node(op, names, outs, name=f"{node.name or node.op_type}/{op}", **attrs)
+        for o in outs:
+            self.producer[o] = n
+        # What this node depends on at run time is what ``node`` depends on.
+        self.node(n)
+        return outs if n_out > 1 else outs[0]
+
+    def _shape_of(self, name: str, node):
+        c = self.consts.get(name)
+        return tuple(c.shape) if c is not None else self._logical(name, node).shape
+
+    def _dtype_of(self, name: str, node):
+        c = self.consts.get(name)
+        return c.dtype if c is not None else self._logical(name, node).dtype
+
+    def _alias(self, src: str, dst: str) -> None:
+        c = self.consts.get(src)
+        if c is not None:
+            self.consts[dst] = c
+        else:
+            self.values[dst] = self.values[src]
+
+    def _finish(self, node, names) -> list:
+        outs = []
+        for nm in names:
+            c = self.consts.get(nm)
+            outs.append(c if c is not None else self.values[nm])
+        return outs
+
+    # -- BitCast --------------------------------------------------------------
+    def op_BitCast(self, node, a):  # noqa: N802
+        src = self._dtype_of(node.input[0], node)
+        dst = self.np_type(int(a["to"]), "the target type")
+        if src.itemsize != dst.itemsize:
+            raise _err(f"{src} and {dst} differ in width")
+        if src == np.bool_ or dst == np.bool_:
+            if dst == np.bool_ and src != np.bool_:
+                raise _err(f"a bit cast from {src} to bool (bytes other than 0 and 1) is not supported")
+            if src == dst:
+                return self._finish(node, [node.input[0]])
+            return self._finish(node, [self._sub(node, "Cast", [node.input[0]], to=int(a["to"]))])
+        c = self.consts.get(node.input[0])
+        if c is not None:
+            return c.view(dst)
+        return self.em.bitcast(self.value(node.input[0], node), dst)
+
+    # -- QLinearMatMul --------------------------------------------------------
+    def op_QLinearMatMul(self, node, a):  # noqa: N802
+        """As ONNX defines it: (a - a_zp) @ (b - b_zp) in int32, times
+        a_scale * b_scale / y_scale (in the scales' type) in f64, rounded half
+        to even, plus y_zp, saturated."""
+        from onnx import TensorProto
+
+        i = list(node.input) + [""] * (8 - len(node.input))
+        qa, sa, za, qb, sb, zb, sy, zy = i[:8]
+
+        def centered(q, z):
+            x = self._sub(node, "Cast", [q], to=TensorProto.INT32)
+            if z:
+                x = self._sub(node, "Sub", [x, self._sub(node, "Cast", [z], to=TensorProto.INT32)])
+            return x
+
+        c = self._sub(node, "MatMul", [centered(qa, za), centered(qb, zb)])
+        f = self._sub(node, "Div", [self._sub(node, "Mul", [sa, sb]), sy])
+        d = self._sub(node, "Mul", [self._sub(node, "Cast", [c], to=TensorProto.DOUBLE),
+                                    self._sub(node, "Cast", [f], to=TensorProto.DOUBLE)])  # fmt: skip
+        out_dt = self._dtype_of(zy, node) if zy else self._dtype_of(qa, node)
+        if zy:
+            d = self._sub(node, "Add", [d, self._sub(node, "Cast", [zy], to=TensorProto.DOUBLE)])
+        d = self._sub(node, "Round", [d])
+        info = np.iinfo(out_dt)
+        d = self._sub(node, "Clip", [d, np.array(info.min, np.float64), np.array(info.max, np.float64)])
+        from onnx import helper
+
+        return self._finish(node, [self._sub(node, "Cast", [d], to=helper.np_dtype_to_tensor_dtype(out_dt))])
+
+    # -- ConvTranspose --------------------------------------------------------
+    def op_ConvTranspose(self, node, a):  # noqa: N802
+        """A convolution of the input spread out by the strides (zeros
+        between elements) and padded, with the kernel flipped and its channel
+        axes swapped per group; output sizes and pads as ONNX's definition
+        computes them (``output_shape``, ``auto_pad``, ``output_padding``)."""
+        x, w = node.input[0], node.input[1]
+        b = node.input[2] if len(node.input) > 2 else ""
+        xs, ws = self._shape_of(x, node), self._shape_of(w, node)
+        r = len(xs) - 2
+        if r < 1 or len(ws) != r + 2:
+            raise _err(f"input of rank {len(xs)} and weight of rank {len(ws)}")
+        g = int(a.get("group", 1))
+        s = list(a.get("strides", [1] * r))
+        d = list(a.get("dilations", [1] * r))
+        op_ = list(a.get("output_padding", [0] * r))[:r]
+        k = list(ws[2:])
+        ke = [(k[i] - 1) * d[i] + 1 for i in range(r)]
+        auto = a.get("auto_pad", b"NOTSET")
+        auto = auto.decode() if isinstance(auto, bytes) else auto
+        pads = a.get("pads")
+        out_shape = a.get("output_shape")
+        if out_shape is not None:
+            out_shape = list(out_shape)[-r:]
+        if pads is None and auto in ("SAME_UPPER", "SAME_LOWER"):
+            if out_shape is None:
+                out_shape = [xs[2 + i] * s[i] for i in range(r)]
+            tot = [s[i] * (xs[2 + i] - 1) + op_[i] + ke[i] - out_shape[i] for i in range(r)]
+            if auto == "SAME_UPPER":
+                pb = [t // 2 for t in tot]
+            else:
+                pb = [t - t // 2 for t in tot]
+            final = out_shape
+        elif auto in ("NOTSET", "VALID"):
+            pads = list(pads) if pads is not None else [0] * (2 * r)
+            pb = pads[:r]
+            natural = [s[i] * (xs[2 + i] - 1) + op_[i] + ke[i] for i in range(r)]
+            final = out_shape if out_shape is not None else [natural[i] - pads[i] - pads[r + i] for i in range(r)]
+        else:
+            raise _err(f"auto_pad {auto} is not supported")
+        if any(f <= 0 for f in final):
+            raise _err(f"an output of size {final}")
+        c, mg = ws[0], ws[1]
+        if xs[1] != c or c % g:
+            raise _err(f"{xs[1]} input channels, a weight for {c} in {g} groups")
+        # The weight as a convolution's: [g*M/g, C/g, k...], flipped.
+        wt = self._sub(node, "Reshape", [w, np.array([g, c // g, mg] + k, np.int64)])
+        wt = self._sub(node, "Transpose", [wt], perm=[0, 2, 1] + list(range(3, 3 + r)))
+        wt = self._sub(node, "Reshape", [wt, np.array([g * mg, c // g] + k, np.int64)])
+        axes = np.arange(2, 2 + r, dtype=np.int64)
+        wt = self._sub(node, "Slice", [wt, np.full(r, -1, np.int64), np.full(r, -(2**62), np.int64), axes, np.full(r, -1, np.int64)])
+        # The input spread out: zeros between elements along each strided axis.
+        y = x
+        shape = list(xs)
+        for i in range(r):
+            if s[i] == 1:
+                continue
+            ax = 2 + i
+            y = self._sub(node, "Unsqueeze", [y, np.array([ax + 1], np.int64)])
+            pz = np.zeros(2 * (len(shape) + 1), np.int64)
+            pz[len(shape) + 1 + ax + 1] = s[i] - 1
+            y = self._sub(node, "Pad", [y, pz])
+            shape[ax] = shape[ax] * s[i]
+            y = self._sub(node, "Reshape", [y, np.array(shape, np.int64)])
+            n = (xs[ax] - 1) * s[i] + 1
+            y = self._sub(node, "Slice", [y, np.array([0], np.int64), np.array([n], np.int64), np.array([ax], np.int64)])
+            shape[ax] = n
+        # Pads (or crops) so that the convolution's output has the final size.
+        begin = [ke[i] - 1 - pb[i] for i in range(r)]
+        end = [final[i] + ke[i] - 1 - (shape[2 + i] + begin[i]) for i in range(r)]
+        if any(v < 0 for v in begin + end):
+            st = np.array([max(0, -v) for v in begin], np.int64)
+            en = np.array([shape[2 + i] - max(0, -end[i]) for i in range(r)], np.int64)
+            y = self._sub(node, "Slice", [y, st, en, axes])
+        if any(v > 0 for v in begin + end):
+            pz = np.array([0, 0] + [max(0, v) for v in begin] + [0, 0] + [max(0, v) for v in end], np.int64)
+            y = self._sub(node, "Pad", [y, pz])
+        ins = [y, wt] + ([b] if b else [])
+        out = self._sub(node, "Conv", ins, group=g, dilations=d, strides=[1] * r, pads=[0] * (2 * r), kernel_shape=k)
+        return self._finish(node, [out])
