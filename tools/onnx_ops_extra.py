@@ -191,3 +191,142 @@ class OnnxOpsExtra:
         ins = [y, wt] + ([b] if b else [])
         out = self._sub(node, "Conv", ins, group=g, dilations=d, strides=[1] * r, pads=[0] * (2 * r), kernel_shape=k)
         return self._finish(node, [out])
+
+    # -- RNN, GRU, LSTM -------------------------------------------------------
+    _ACT = {"sigmoid": "Sigmoid", "tanh": "Tanh", "relu": "Relu", "hardsigmoid": "HardSigmoid", "leakyrelu": "LeakyRelu",
+            "thresholdedrelu": "ThresholdedRelu", "elu": "Elu", "softsign": "Softsign", "softplus": "Softplus"}  # fmt: skip
+
+    def op_RNN(self, node, a):  # noqa: N802
+        return self._recurrent(node, a, "RNN", 1, ["Tanh"])
+
+    def op_GRU(self, node, a):  # noqa: N802
+        return self._recurrent(node, a, "GRU", 3, ["Sigmoid", "Tanh"])
+
+    def op_LSTM(self, node, a):  # noqa: N802
+        return self._recurrent(node, a, "LSTM", 4, ["Sigmoid", "Tanh", "Tanh"])
+
+    def _recurrent(self, node, a, kind: str, gates: int, default_acts):
+        """Unrolled over the sequence (its length is static), as ONNX's
+        equations for the operator define each step."""
+        ins = list(node.input) + [""] * 8
+        x, w, r, b, seq, h0 = ins[:6]
+        c0, p = (ins[6], ins[7]) if kind == "LSTM" else ("", "")
+        layout = int(a.get("layout", 0))
+        direction = a.get("direction", b"forward")
+        direction = direction.decode() if isinstance(direction, bytes) else direction
+        dirs = 2 if direction == "bidirectional" else 1
+        hid = int(a["hidden_size"]) if "hidden_size" in a else self._shape_of(r, node)[-1]
+        if kind == "LSTM" and int(a.get("input_forget", 0)):
+            raise _err("input_forget=1 is not supported")
+        lbr = int(a.get("linear_before_reset", 0))
+        clip = a.get("clip")
+        acts = [s.decode() if isinstance(s, bytes) else s for s in a.get("activations", [])] or default_acts * dirs
+        alphas = list(a.get("activation_alpha", []))
+        betas = list(a.get("activation_beta", []))
+        nact = len(default_acts)
+        if len(acts) != nact * dirs:
+            raise _err(f"{len(acts)} activations for {dirs} direction(s)")
+        if alphas or betas:
+            raise _err("activation_alpha and activation_beta are not supported")
+        ops = []
+        for s in acts:
+            op = self._ACT.get(s.lower())
+            if op is None:
+                raise _err(f"activation {s} is not supported")
+            ops.append(op)
+        if layout:
+            x = self._sub(node, "Transpose", [x], perm=[1, 0, 2])
+            if h0:
+                h0 = self._sub(node, "Transpose", [h0], perm=[1, 0, 2])
+            if c0:
+                c0 = self._sub(node, "Transpose", [c0], perm=[1, 0, 2])
+        xs = self._shape_of(x, node)
+        steps, batch = xs[0], xs[1]
+        if steps == 0:
+            raise _err("an empty sequence is not supported")
+        if seq:
+            lens = self.static(node, 4, "sequence_lens")
+            if np.any(np.asarray(lens) != steps):
+                raise _err("sequence_lens shorter than the sequence are not supported")
+        dt = self._dtype_of(x, node)
+        i64 = lambda *v: np.array(v, np.int64)  # noqa: E731
+
+        def act(v, k):
+            if clip is not None:
+                v = self._sub(node, "Clip", [v, np.array(-clip, dt), np.array(clip, dt)])
+            return self._sub(node, ops[k], [v])
+
+        def part(v, j, axis=-1):  # gate j of a [..., gates*hid] value
+            return self._sub(node, "Slice", [v, i64(j * hid), i64((j + 1) * hid), i64(axis)])
+
+        ys, hs, cs = [], [], []
+        for dn in range(dirs):
+            rev = direction == "reverse" or dn == 1
+            wd = self._sub(node, "Gather", [w, np.array(dn, np.int64)], axis=0)  # [G*h, in]
+            rd = self._sub(node, "Gather", [r, np.array(dn, np.int64)], axis=0)  # [G*h, h]
+            wt = self._sub(node, "Transpose", [wd], perm=[1, 0])
+            rts = [self._sub(node, "Transpose", [part(rd, j, 0)], perm=[1, 0]) for j in range(gates)]
+            xw = self._sub(node, "MatMul", [x, wt])  # [seq, batch, G*h]
+            if b:
+                bd = self._sub(node, "Gather", [b, np.array(dn, np.int64)], axis=0)
+                wb = self._sub(node, "Slice", [bd, i64(0), i64(gates * hid), i64(0)])
+                rb = self._sub(node, "Slice", [bd, i64(gates * hid), i64(2 * gates * hid), i64(0)])
+            else:
+                wb = rb = None
+            h = self._sub(node, "Gather", [h0, np.array(dn, np.int64)], axis=0) if h0 else np.zeros((batch, hid), dt)
+            c = None
+            if kind == "LSTM":
+                c = self._sub(node, "Gather", [c0, np.array(dn, np.int64)], axis=0) if c0 else np.zeros((batch, hid), dt)
+                pd = self._sub(node, "Gather", [p, np.array(dn, np.int64)], axis=0) if p else None
+            out = [None] * steps
+            a0 = nact * dn
+            for t in (range(steps - 1, -1, -1) if rev else range(steps)):
+                xt = self._sub(node, "Gather", [xw, np.array(t, np.int64)], axis=0)  # [batch, G*h]
+                if wb is not None:
+                    xt = self._sub(node, "Add", [xt, wb])
+                hr = [self._sub(node, "MatMul", [h, rts[j]]) for j in range(gates)]
+                if rb is not None:
+                    hr = [self._sub(node, "Add", [hr[j], part(rb, j, 0)]) for j in range(gates)]
+                xg = [part(xt, j) for j in range(gates)]
+                if kind == "RNN":
+                    h = act(self._sub(node, "Add", [xg[0], hr[0]]), a0)
+                elif kind == "GRU":
+                    z = act(self._sub(node, "Add", [xg[0], hr[0]]), a0)
+                    rr = act(self._sub(node, "Add", [xg[1], hr[1]]), a0)
+                    if lbr:
+                        pre = self._sub(node, "Add", [xg[2], self._sub(node, "Mul", [rr, hr[2]])])
+                    else:
+                        rh = self._sub(node, "MatMul", [self._sub(node, "Mul", [rr, h]), rts[2]])
+                        if rb is not None:
+                            rh = self._sub(node, "Add", [rh, part(rb, 2, 0)])
+                        pre = self._sub(node, "Add", [xg[2], rh])
+                    hh = act(pre, a0 + 1)
+                    one_z = self._sub(node, "Sub", [np.array(1, dt), z])
+                    h = self._sub(node, "Add", [self._sub(node, "Mul", [one_z, hh]), self._sub(node, "Mul", [z, h])])
+                else:  # LSTM, gates i o f c
+                    pre = [self._sub(node, "Add", [xg[j], hr[j]]) for j in range(4)]
+                    if pd is not None:
+                        pre[0] = self._sub(node, "Add", [pre[0], self._sub(node, "Mul", [part(pd, 0, 0), c])])
+                        pre[2] = self._sub(node, "Add", [pre[2], self._sub(node, "Mul", [part(pd, 2, 0), c])])
+                    i_ = act(pre[0], a0)
+                    f = act(pre[2], a0)
+                    cc = act(pre[3], a0 + 1)
+                    c = self._sub(node, "Add", [self._sub(node, "Mul", [f, c]), self._sub(node, "Mul", [i_, cc])])
+                    if pd is not None:
+                        pre[1] = self._sub(node, "Add", [pre[1], self._sub(node, "Mul", [part(pd, 1, 0), c])])
+                    o = act(pre[1], a0)
+                    h = self._sub(node, "Mul", [o, self._sub(node, ops[a0 + 2], [c])])
+                out[t] = h
+            ys.append(self._sub(node, "Concat", [self._sub(node, "Unsqueeze", [v, i64(0)]) for v in out], axis=0))
+            hs.append(h)
+            cs.append(c)
+        # Y [seq, dirs, batch, h]; Y_h, Y_c [dirs, batch, h] (layout 1: batch first).
+        y = self._sub(node, "Concat", [self._sub(node, "Unsqueeze", [v, i64(1)]) for v in ys], axis=1)
+        yh = self._sub(node, "Concat", [self._sub(node, "Unsqueeze", [v, i64(0)]) for v in hs], axis=0)
+        res = [y, yh]
+        if kind == "LSTM":
+            res.append(self._sub(node, "Concat", [self._sub(node, "Unsqueeze", [v, i64(0)]) for v in cs], axis=0))
+        if layout:
+            res[0] = self._sub(node, "Transpose", [res[0]], perm=[2, 0, 1, 3])
+            res[1:] = [self._sub(node, "Transpose", [v], perm=[1, 0, 2]) for v in res[1:]]
+        return self._finish(node, res)

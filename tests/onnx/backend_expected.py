@@ -150,22 +150,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_regex_full_match_email_domain',
         'test_regex_full_match_empty',
     ],
-    'GRU: unsupported operator': [
-        'test_gru_batchwise',
-        'test_gru_bidirectional',
-        'test_gru_defaults',
-        'test_gru_reverse',
-        'test_gru_seq_length',
-        'test_gru_with_initial_bias',
-    ],
-    'LSTM: unsupported operator': [
-        'test_lstm_batchwise',
-        'test_lstm_bidirectional',
-        'test_lstm_defaults',
-        'test_lstm_reverse',
-        'test_lstm_with_initial_bias',
-        'test_lstm_with_peepholes',
-    ],
     'Mod: fmod=0 on floating-point inputs is not defined': [
         'test_mod_float16_mixed_sign_fmod_0',
         'test_mod_float32_mixed_sign_fmod_0',
@@ -173,14 +157,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_mod_float_edge_cases_fmod_0_float16',
         'test_mod_float_edge_cases_fmod_0_float32',
         'test_mod_float_edge_cases_fmod_0_float64',
-    ],
-    'RNN: unsupported operator': [
-        'test_rnn_seq_length',
-        'test_simple_rnn_batchwise',
-        'test_simple_rnn_bidirectional',
-        'test_simple_rnn_defaults',
-        'test_simple_rnn_reverse',
-        'test_simple_rnn_with_initial_bias',
     ],
     'Col2Im: unsupported operator': [
         'test_col2im',
