@@ -253,6 +253,9 @@ class Emitter:
         return self.add(EmptyOp.build(operands=[[]], result_types=[t]))
 
     def fill(self, value: SSAValue, init: SSAValue) -> SSAValue:
+        if isinstance(value.type, ComplexType):  # (xDSL's named op takes no complex type)
+            rank = len(shape(init.type))
+            return self.generic([], [init], [identity_map(rank)], ["parallel"] * rank, lambda b, a: value)[0]
         return self.add(FillOp([value], [init], [init.type]))
 
     def filled(self, shape_: Sequence[int], value: SSAValue) -> SSAValue:

@@ -171,6 +171,12 @@ def transpose(e: Emitter, x: SSAValue, perm: Sequence[int]) -> SSAValue:
     if list(perm) == list(range(len(perm))):
         return x
     s = shape(x.type)
+    if isinstance(element(x.type), ComplexType):  # (xDSL's named op takes no complex type)
+        inv = [0] * len(perm)
+        for k, p in enumerate(perm):
+            inv[p] = k
+        m = AffineMap(len(perm), 0, tuple(AffineDimExpr(inv[p]) for p in range(len(perm))))
+        return e.map([x], TensorType(element(x.type), [s[p] for p in perm]), lambda b, a: a[0], [m])
     init = e.empty([s[p] for p in perm], element(x.type))
     return e.add(TransposeOp(x, init, DenseArrayBase.from_list(i64, list(perm))))
 
