@@ -112,6 +112,8 @@ def _to_constant(value: Any, rtype, at: Operation) -> Operation | None:
             flat = arr.reshape(-1).tolist()
             if arr.dtype == np.bool_:
                 flat = [int(v) for v in flat]
+            elif np.iscomplexobj(arr):  # (re, im) pairs
+                flat = [(v.real, v.imag) for v in flat]
             attr = DenseIntOrFPElementsAttr.from_list(rtype, flat)
         else:
             # The result's bits, in the attribute's layout (i4 sign-extended).
