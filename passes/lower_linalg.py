@@ -392,7 +392,17 @@ def _lower_patterns(op: Operation, b: _Builder) -> list[SSAValue]:
     exprs = _body_expr(op, block, _Exprs(arg_index, align), add_operand, index_operand)
 
     def final(v: SSAValue) -> str:
-        return exprs[v] if v in exprs else literal(scalar_constant(v)) or ""
+        if v in exprs:
+            return exprs[v]
+        text = literal(scalar_constant(v))
+        if text:
+            return text
+        # A scalar from outside the body, yielded as it is: a kernel operand.
+        if isinstance(v.type, TensorType):
+            raise cannot_lower(op, "the body yields a tensor defined outside it")
+        check_value_type(op, v.type)
+        exprs[v] = add_operand(v)
+        return exprs[v]
 
     results: list[SSAValue] = []
     parallel = all(it == "parallel" for it in iterators)

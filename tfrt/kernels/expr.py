@@ -76,6 +76,9 @@ DTYPES: dict[str, np.dtype] = {
     "si4": st.INT_TYPES["i4"],
     "complex<f32>": np.dtype(np.complex64),
     "complex<f64>": np.dtype(np.complex128),
+    # (the spellings casts use: cast_complex<f32>(x) reads as cast_complex64(x))
+    "complex64": np.dtype(np.complex64),
+    "complex128": np.dtype(np.complex128),
 }
 # Complex types compute natively in numpy; their parts are f32 / f64.
 _COMPLEX_PART = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}
@@ -131,8 +134,8 @@ FUNCTIONS: dict[str, tuple[int, str]] = {
     "isnan": (1, "bool"),
     "where": (3, "where"),
     **{f"cast_{t}": (1, "cast") for t in DTYPES if t.isidentifier()},
-    **{f"ucast_{t}": (1, "cast") for t in DTYPES if t.isidentifier()},
-    **{f"bitcast_{t}": (1, "cast") for t in DTYPES if t != "i1" and t.isidentifier()},
+    **{f"ucast_{t}": (1, "cast") for t in DTYPES if t.isidentifier() and not t.startswith("complex")},
+    **{f"bitcast_{t}": (1, "cast") for t in DTYPES if t not in ("i1", "complex64", "complex128")},
     # complex: the parts of a complex operand, |z| and the conjugate; complex(re, im).
     **{f: (1, "part") for f in ("real", "imag", "cabs")},
     "conj": (1, "complex"),
@@ -157,8 +160,9 @@ class _Node:
 
 
 def _parse(expr: str, n_operands: int) -> _Node:
+    text = expr.replace("complex<f32>", "complex64").replace("complex<f64>", "complex128")
     try:
-        tree = ast.parse(expr, mode="eval").body
+        tree = ast.parse(text, mode="eval").body
     except SyntaxError as exc:
         raise ExprError(f"cannot parse expression '{expr}': {exc.msg}") from None
     return _convert(tree, expr, n_operands)
@@ -279,6 +283,8 @@ def _infer(node: _Node, operand_dtypes: tuple[np.dtype, ...], expr: str) -> None
         if src.dtype is None:
             _type_literal(src, _python_type(src.value), expr)
         target = DTYPES[node.fn.split("_", 1)[1]]
+        if src.dtype in _COMPLEX_PART and target not in _COMPLEX_PART:
+            raise ExprError(f"'{node.fn}' in '{expr}' would drop the imaginary part; use real()")
         if node.fn.startswith("bitcast_") and st.bit_width(src.dtype) != st.bit_width(target):
             raise ExprError(f"'{node.fn}' in '{expr}' needs a {st.bit_width(target)}-bit operand")
         node.dtype = target

@@ -99,6 +99,25 @@ def test_complex128_math_real_imag_complex():
     np.testing.assert_allclose(lg, np.log(z), rtol=1e-12)
 
 
+def test_complex_structural_ops_and_reduce():
+    text = """
+    func.func @main(%a: tensor<2x3xcomplex<f32>>) -> (tensor<3x2xcomplex<f32>>, tensor<4x3xcomplex<f32>>, tensor<3xcomplex<f32>>, tensor<2x5xcomplex<f32>>) {
+      %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xcomplex<f32>>) -> tensor<3x2xcomplex<f32>>
+      %r = stablehlo.reverse %a, dims = [0] : tensor<2x3xcomplex<f32>>
+      %1 = stablehlo.concatenate %a, %r, dim = 0 : (tensor<2x3xcomplex<f32>>, tensor<2x3xcomplex<f32>>) -> tensor<4x3xcomplex<f32>>
+      %z = stablehlo.constant dense<(0.5, -1.0)> : tensor<complex<f32>>
+      %2 = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0] : (tensor<2x3xcomplex<f32>>, tensor<complex<f32>>) -> tensor<3xcomplex<f32>>
+      %3 = stablehlo.pad %a, %z, low = [0, 1], high = [0, 1], interior = [0, 0] : (tensor<2x3xcomplex<f32>>, tensor<complex<f32>>) -> tensor<2x5xcomplex<f32>>
+      return %0, %1, %2, %3 : tensor<3x2xcomplex<f32>>, tensor<4x3xcomplex<f32>>, tensor<3xcomplex<f32>>, tensor<2x5xcomplex<f32>>
+    }"""
+    a = cplx((2, 3))
+    t, c, s, p = run(text, a)
+    np.testing.assert_array_equal(t, a.T)
+    np.testing.assert_array_equal(c, np.concatenate([a, a[::-1]]))
+    np.testing.assert_allclose(s, a.sum(0) + (0.5 - 1j), rtol=1e-6)
+    np.testing.assert_array_equal(p, np.pad(a, ((0, 0), (1, 1)), constant_values=0.5 - 1j))
+
+
 def test_ordering_complex_values_is_refused_at_the_op():
     text = """
     func.func @main(%a: tensor<2xcomplex<f32>>) -> tensor<2xi1> {
