@@ -773,13 +773,25 @@ class OnnxOps:
             raise _err(f"operand types {x.dtype} and {y.dtype} differ")
         k = core.kind(x.dtype)
         fmod = a.get("fmod", 0)
-        if k == "f" and not fmod:
-            raise _err("fmod=0 on floating-point inputs is not defined")
 
         def fn(b, a_, el):
             xv, yv = a_
             if k == "f":
-                return b.op("arith.remf", xv, yv, t=el)
+                r = b.op("arith.remf", xv, yv, t=el)
+                if fmod:
+                    return r
+                # numpy.mod (ONNX's reference): the remainder takes the
+                # divisor's sign, a zero remainder too.
+                z = b.const(0, x.dtype)
+                nz = b.cmp("arith.cmpf", "une", r, z, el)
+                rn = b.cmp("arith.cmpf", "olt", r, z, el)
+                yn = b.cmp("arith.cmpf", "olt", yv, z, el)
+                diff = b.op("arith.xori", rn, yn, t="i1")
+                fix = b.op("arith.andi", nz, diff, t="i1")
+                signed0 = b.select(yn, b.const(-0.0, x.dtype), z, el)
+                r = b.select(fix, b.op("arith.addf", r, yv, t=el), r, el)
+                iszero = b.cmp("arith.cmpf", "oeq", r, z, el)
+                return b.select(iszero, signed0, r, el)
             if k == "u":
                 return b.op("arith.remui", xv, yv, t=el)
             r = b.op("arith.remsi", xv, yv, t=el)

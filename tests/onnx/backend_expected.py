@@ -138,14 +138,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_regex_full_match_email_domain',
         'test_regex_full_match_empty',
     ],
-    'Mod: fmod=0 on floating-point inputs is not defined': [
-        'test_mod_float16_mixed_sign_fmod_0',
-        'test_mod_float32_mixed_sign_fmod_0',
-        'test_mod_float64_mixed_sign_fmod_0',
-        'test_mod_float_edge_cases_fmod_0_float16',
-        'test_mod_float_edge_cases_fmod_0_float32',
-        'test_mod_float_edge_cases_fmod_0_float64',
-    ],
     'Col2Im: unsupported operator': [
         'test_col2im',
         'test_col2im_5d',
