@@ -1208,10 +1208,11 @@ class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra):
         return self.em.reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
 
     def op_BatchNormalization(self, node, a):  # noqa: N802
-        x = self.value_any(node.input[0], node)
         params = [self.const(n) for n in node.input[1:5]]
-        if any(p is None for p in params):
-            raise ImportError_("scale, bias, mean and variance must be constants")
+        if any(p is None for p in params) or a.get("training_mode", 0) or len([o for o in node.output if o]) > 1:
+            # Statistics given at run time or computed from the batch.
+            return self._batchnorm_composite(node, a)
+        x = self.value_any(node.input[0], node)
         scale, bias, mean, var = (p.astype(np.float64) for p in params)
         s = scale / np.sqrt(var + a.get("epsilon", 1e-5))
         shift = bias - mean * s

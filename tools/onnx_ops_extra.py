@@ -420,3 +420,46 @@ class OnnxOpsExtra:
             v = self._sub(node, "Transpose", [v], perm=inv)
             outs.append(self._sub(node, "Unsqueeze", [v, i64(rank - 1)]))
         return self._finish(node, [self._sub(node, "Concat", outs, axis=rank - 1) if len(outs) > 1 else outs[0]])
+
+    # -- BatchNormalization with run-time or batch statistics -----------------
+    def _batchnorm_composite(self, node, a):
+        """scale * (x - mean) / sqrt(var + epsilon) + bias, as ONNX's
+        reference computes it; in training mode (opset 14+) with the batch's
+        mean and (population) variance, and the running statistics updated by
+        ``momentum``."""
+        x, sc, bi, mean, var = list(node.input[:5])
+        training = bool(a.get("training_mode", 0))
+        if self.opset < 14 and (len([o for o in node.output if o]) > 1 or "momentum" in a or not a.get("is_test", 1)):
+            raise _err(f"training statistics at opset {self.opset} are not supported")
+        xs = self._shape_of(x, node)
+        dt = self._dtype_of(x, node)
+        if len(xs) < 2:
+            raise _err(f"input of rank {len(xs)}")
+        eps = np.array(a.get("epsilon", 1e-5), dt)
+        mom = float(a.get("momentum", 0.9))
+        shape = np.array([-1] + [1] * (len(xs) - 2), np.int64)
+        axes = np.array([0] + list(range(2, len(xs))), np.int64)
+
+        def mean_of(v):
+            if self.opset >= 18:
+                return self._sub(node, "ReduceMean", [v, axes], keepdims=0)
+            return self._sub(node, "ReduceMean", [v], keepdims=0, axes=[int(k) for k in axes])
+
+        def per_channel(v):
+            return self._sub(node, "Reshape", [v, shape])
+
+        outs = []
+        if training:
+            m = mean_of(x)
+            d = self._sub(node, "Sub", [x, per_channel(m)])
+            v = mean_of(self._sub(node, "Mul", [d, d]))
+            run_m = self._sub(node, "Add", [self._sub(node, "Mul", [mean, np.array(mom, dt)]),
+                                            self._sub(node, "Mul", [m, np.array(1 - mom, dt)])])  # fmt: skip
+            run_v = self._sub(node, "Add", [self._sub(node, "Mul", [var, np.array(mom, dt)]),
+                                            self._sub(node, "Mul", [v, np.array(1 - mom, dt)])])  # fmt: skip
+            mean, var = m, v
+            outs = [run_m, run_v]
+        y = self._sub(node, "Mul", [per_channel(sc), self._sub(node, "Sub", [x, per_channel(mean)])])
+        y = self._sub(node, "Div", [y, self._sub(node, "Sqrt", [self._sub(node, "Add", [per_channel(var), eps])])])
+        y = self._sub(node, "Add", [y, per_channel(bi)])
+        return self._finish(node, [y] + outs)

@@ -159,12 +159,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_optional_has_element_optional_input',
         'test_optional_has_element_tensor_input',
     ],
-    'BatchNormalization: scale, bias, mean and variance must be constants': [
-        'test_batchnorm_epsilon',
-        'test_batchnorm_epsilon_training_mode',
-        'test_batchnorm_example',
-        'test_batchnorm_example_training_mode',
-    ],
     'Cast: casts to and from FLOAT8E8M0 (ONNX rounds them up by default) are not supported': [
         'test_cast_e8m0_FLOAT16_to_FLOAT8E8M0',
         'test_cast_e8m0_FLOAT8E8M0_to_FLOAT',
