@@ -463,3 +463,69 @@ class OnnxOpsExtra:
         y = self._sub(node, "Div", [y, self._sub(node, "Sqrt", [self._sub(node, "Add", [per_channel(var), eps])])])
         y = self._sub(node, "Add", [y, per_channel(bi)])
         return self._finish(node, [y] + outs)
+
+    def _reduce_sub(self, node, op: str, v, axes, keepdims: int = 0):
+        """A Reduce* node with ``axes`` as this opset takes them."""
+        axes = [int(k) for k in axes]
+        as_input = self.opset >= (13 if op == "ReduceSum" else 18)
+        if as_input:
+            return self._sub(node, op, [v, np.array(axes, np.int64)], keepdims=keepdims)
+        return self._sub(node, op, [v], keepdims=keepdims, axes=axes)
+
+    # -- TopK -----------------------------------------------------------------
+    def op_TopK(self, node, a):  # noqa: N802
+        """By rank: an element's rank is the number of elements before it in
+        the order (larger, or equal at a lower index, for ``largest``); the
+        j-th result is the element of rank j.  Ties keep the lower index
+        first, as ONNX's reference does."""
+        x = node.input[0]
+        xs = self._shape_of(x, node)
+        dt = self._dtype_of(x, node)
+        if self.opset >= 10:
+            kk = self.static(node, 1, "k")
+            k = int(np.asarray(kk).reshape(-1)[0])
+        else:
+            k = int(a["k"])
+        rank = len(xs)
+        if rank == 0:
+            raise _err("a scalar input")
+        axis = int(a.get("axis", -1)) % rank
+        n = xs[axis]
+        if not 0 <= k <= n:
+            raise _err(f"k={k} for an axis of size {n}")
+        if k == 0:
+            raise _err("k=0 (empty results) is not supported")
+        if n * n * int(np.prod(xs, dtype=np.int64)) // max(n, 1) > 1 << 24:
+            raise _err(f"an axis of size {n} (ranks are computed by comparing every pair)")
+        largest = bool(a.get("largest", 1))
+        perm = [d for d in range(rank) if d != axis] + [axis]
+        inv = list(np.argsort(perm))
+        v = self._sub(node, "Transpose", [x], perm=perm) if axis != rank - 1 else x
+        vi = self._sub(node, "Unsqueeze", [v, np.array([-1], np.int64)])  # [..., n, 1]: element i
+        vm = self._sub(node, "Unsqueeze", [v, np.array([-2], np.int64)])  # [..., 1, n]: element m
+        before = self._sub(node, "Greater" if largest else "Less", [vm, vi])
+        eq = self._sub(node, "Equal", [vm, vi])
+        if core.kind(dt) == "f":
+            # NaN orders above every number (as numpy sorts it), so that the
+            # ranks stay a permutation.
+            nm, ni = self._sub(node, "IsNaN", [vm]), self._sub(node, "IsNaN", [vi])
+            if largest:
+                nan_first = self._sub(node, "And", [nm, self._sub(node, "Not", [ni])])
+            else:
+                nan_first = self._sub(node, "And", [ni, self._sub(node, "Not", [nm])])
+            before = self._sub(node, "Or", [before, nan_first])
+            eq = self._sub(node, "Or", [eq, self._sub(node, "And", [nm, ni])])
+        lower = np.arange(n)[None, :] < np.arange(n)[:, None]  # [i, m]: m < i
+        before = self._sub(node, "Or", [before, self._sub(node, "And", [eq, lower])])
+        from onnx import TensorProto
+
+        rk = self._reduce_sub(node, "ReduceSum", self._sub(node, "Cast", [before], to=TensorProto.INT64), [-1])  # [..., n]
+        sel = self._sub(node, "Equal", [self._sub(node, "Unsqueeze", [rk, np.array([-2], np.int64)]),
+                                        np.arange(k, dtype=np.int64).reshape(k, 1)])  # [..., k, n]  # fmt: skip
+        zero = np.zeros((), dt)
+        vals = self._reduce_sub(node, "ReduceSum", self._sub(node, "Where", [sel, vm, zero]), [-1])
+        idx = self._reduce_sub(node, "ReduceSum", self._sub(node, "Where", [sel, np.arange(n, dtype=np.int64), np.zeros((), np.int64)]), [-1])
+        if axis != rank - 1:
+            vals = self._sub(node, "Transpose", [vals], perm=inv)
+            idx = self._sub(node, "Transpose", [idx], perm=inv)
+        return self._finish(node, [vals, idx])

@@ -111,15 +111,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_tfidfvectorizer_tf_onlybigrams_skip5',
         'test_tfidfvectorizer_tf_uniandbigrams_skip5',
     ],
-    'TopK: unsupported operator': [
-        'test_top_k',
-        'test_top_k_negative_axis',
-        'test_top_k_same_values',
-        'test_top_k_same_values_2d',
-        'test_top_k_same_values_largest',
-        'test_top_k_smallest',
-        'test_top_k_uint64',
-    ],
     'Unique: unsupported operator': [
         'test_unique_bfloat16_sorted_without_axis',
         'test_unique_length_1',
