@@ -529,3 +529,85 @@ class OnnxOpsExtra:
             vals = self._sub(node, "Transpose", [vals], perm=inv)
             idx = self._sub(node, "Transpose", [idx], perm=inv)
         return self._finish(node, [vals, idx])
+
+    # -- ScatterElements, Scatter, ScatterND ------------------------------------
+    _MAX_SCATTER = 1 << 22  # updates x output elements unrolled at most
+
+    def _combine(self, node, red: str, old, upd):
+        if red == "none":
+            return upd
+        op = {"add": "Add", "mul": "Mul", "max": "Max", "min": "Min"}.get(red)
+        if op is None:
+            raise _err(f"reduction '{red}' is not supported")
+        return self._sub(node, op, [old, upd])
+
+    def op_Scatter(self, node, a):  # noqa: N802
+        return self.op_ScatterElements(node, a)
+
+    def op_ScatterElements(self, node, a):  # noqa: N802
+        """One update at a time, in order (so a repeated index takes the last
+        update, or combines them in order with ``reduction``): the output is
+        the update (or the combination) where the position matches."""
+        data, ind, upd = node.input[:3]
+        ds, us = self._shape_of(data, node), self._shape_of(ind, node)
+        if tuple(self._shape_of(upd, node)) != tuple(us) or len(us) != len(ds):
+            raise _err("indices and updates must have the data's rank and one shape")
+        r = len(ds)
+        axis = int(a.get("axis", 0)) % r
+        red = a.get("reduction", b"none")
+        red = red.decode() if isinstance(red, bytes) else red
+        count = int(np.prod(us, dtype=np.int64))
+        if count * max(1, int(np.prod(ds, dtype=np.int64))) > self._MAX_SCATTER:
+            raise _err(f"{count} updates into {int(np.prod(ds))} elements (unrolled) is too many")
+        flat_i = self._sub(node, "Reshape", [ind, np.array([-1], np.int64)])
+        flat_u = self._sub(node, "Reshape", [upd, np.array([-1], np.int64)])
+        n = ds[axis]
+        shape_ax = [1] * r
+        shape_ax[axis] = n
+        iota = np.arange(n, dtype=np.int64).reshape(shape_ax)
+        out = data
+        for q, pos in enumerate(np.ndindex(*us)):
+            i = self._sub(node, "Gather", [flat_i, np.array(q, np.int64)], axis=0)
+            i = self._sub(node, "Cast", [i], to=7)
+            i = self._sub(node, "Where", [self._sub(node, "Less", [i, np.zeros((), np.int64)]),
+                                          self._sub(node, "Add", [i, np.array(n, np.int64)]), i])  # fmt: skip
+            line = np.zeros(ds, np.bool_)
+            sl = tuple(slice(None) if d == axis else pos[d] for d in range(r))
+            line[sl] = True
+            mask = self._sub(node, "And", [self._sub(node, "Equal", [iota, i]), line])
+            u = self._sub(node, "Gather", [flat_u, np.array(q, np.int64)], axis=0)
+            out = self._sub(node, "Where", [mask, self._combine(node, red, out, u), out])
+        return self._finish(node, [out])
+
+    def op_ScatterND(self, node, a):  # noqa: N802
+        """One index tuple at a time, in order: the slice it names is the
+        update (or combined with it by ``reduction``)."""
+        data, ind, upd = node.input[:3]
+        ds, is_ = self._shape_of(data, node), self._shape_of(ind, node)
+        k = is_[-1]
+        if k > len(ds):
+            raise _err(f"index tuples of {k} into data of rank {len(ds)}")
+        red = a.get("reduction", b"none")
+        red = red.decode() if isinstance(red, bytes) else red
+        count = int(np.prod(is_[:-1], dtype=np.int64))
+        if count * max(1, int(np.prod(ds, dtype=np.int64))) > self._MAX_SCATTER:
+            raise _err(f"{count} updates into {int(np.prod(ds))} elements (unrolled) is too many")
+        rest = list(ds[k:])
+        flat_i = self._sub(node, "Reshape", [ind, np.array([-1, k], np.int64)])
+        flat_u = self._sub(node, "Reshape", [upd, np.array([-1] + rest, np.int64)])
+        out = data
+        for q in range(count):
+            row = self._sub(node, "Gather", [flat_i, np.array(q, np.int64)], axis=0)
+            row = self._sub(node, "Cast", [row], to=7)
+            mask = None
+            for d in range(k):
+                i = self._sub(node, "Gather", [row, np.array(d, np.int64)], axis=0)
+                i = self._sub(node, "Where", [self._sub(node, "Less", [i, np.zeros((), np.int64)]),
+                                              self._sub(node, "Add", [i, np.array(ds[d], np.int64)]), i])  # fmt: skip
+                shp = [1] * len(ds)
+                shp[d] = ds[d]
+                m = self._sub(node, "Equal", [np.arange(ds[d], dtype=np.int64).reshape(shp), i])
+                mask = m if mask is None else self._sub(node, "And", [mask, m])
+            u = self._sub(node, "Gather", [flat_u, np.array(q, np.int64)], axis=0)  # [rest...]
+            out = self._sub(node, "Where", [mask, self._combine(node, red, out, u), out])
+        return self._finish(node, [out])

@@ -84,24 +84,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_sequence_map_identity_2_sequences',
         'test_sequence_map_identity_2_sequences_expanded',
     ],
-    'ScatterElements: unsupported operator': [
-        'test_scatter_elements_with_axis',
-        'test_scatter_elements_with_duplicate_indices',
-        'test_scatter_elements_with_negative_indices',
-        'test_scatter_elements_with_reduction_max',
-        'test_scatter_elements_with_reduction_min',
-        'test_scatter_elements_with_reduction_mul',
-        'test_scatter_elements_without_axis',
-    ],
-    'ScatterND: unsupported operator': [
-        'test_scatternd',
-        'test_scatternd_add',
-        'test_scatternd_max',
-        'test_scatternd_max_with_element_indices',
-        'test_scatternd_min',
-        'test_scatternd_min_with_element_indices',
-        'test_scatternd_multiply',
-    ],
     'TfIdfVectorizer: unsupported operator': [
         'test_tfidfvectorizer_tf_batch_onlybigrams_skip0',
         'test_tfidfvectorizer_tf_batch_onlybigrams_skip5',
@@ -260,10 +242,6 @@ _BY_REASON: dict[str, list[str]] = {
     'STFT: unsupported operator': [
         'test_stft',
         'test_stft_with_window',
-    ],
-    'Scatter: unsupported operator': [
-        'test_scatter_with_axis',
-        'test_scatter_without_axis',
     ],
     "TreeEnsemble: operators of domain 'ai.onnx.ml' are not supported": [
         'test_ai_onnx_ml_tree_ensemble_set_membership',
