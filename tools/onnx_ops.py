@@ -1722,6 +1722,11 @@ class OnnxOps:
         eq = a["equation"]
         eq = (eq.decode() if isinstance(eq, bytes) else eq).replace(" ", "")
         vals = [self.value(n, node) for n in node.input if n]
+        if vals and core._elem(vals[0].dtype) == "bf16" and all(v.dtype == vals[0].dtype for v in vals):
+            # As ONNX's reference: in f32, rounded to bf16 once.
+            f32 = [self._sub(node, "Cast", [n], to=1) for n in node.input if n]
+            r = self._sub(node, "Einsum", f32, equation=eq)
+            return self._finish(node, [self._sub(node, "Cast", [r], to=16)])
         lhs, _, rhs = eq.partition("->")
         terms = lhs.split(",")
         if "." in eq or len(terms) != len(vals):

@@ -611,3 +611,80 @@ class OnnxOpsExtra:
             u = self._sub(node, "Gather", [flat_u, np.array(q, np.int64)], axis=0)  # [rest...]
             out = self._sub(node, "Where", [mask, self._combine(node, red, out, u), out])
         return self._finish(node, [out])
+
+    # -- ReverseSequence -------------------------------------------------------
+    def op_ReverseSequence(self, node, a):  # noqa: N802
+        """A GatherElements along the time axis with index len-1-t for t <
+        len (the batch's length), t elsewhere."""
+        x, lens = node.input[:2]
+        xs = self._shape_of(x, node)
+        ta, ba = int(a.get("time_axis", 0)), int(a.get("batch_axis", 1))
+        if len(xs) < 2 or {ta, ba} != {0, 1}:
+            raise _err(f"time_axis {ta} and batch_axis {ba} on rank {len(xs)}")
+        tshape = [1] * len(xs)
+        tshape[ta] = xs[ta]
+        bshape = [1] * len(xs)
+        bshape[ba] = xs[ba]
+        t = np.arange(xs[ta], dtype=np.int64).reshape(tshape)
+        ln = self._sub(node, "Reshape", [self._sub(node, "Cast", [lens], to=7), np.array(bshape, np.int64)])
+        rev = self._sub(node, "Sub", [self._sub(node, "Sub", [ln, np.array(1, np.int64)]), t])
+        idx = self._sub(node, "Where", [self._sub(node, "Less", [t, ln]), rev, t])
+        idx = self._sub(node, "Expand", [idx, np.array(xs, np.int64)])
+        return self._finish(node, [self._sub(node, "GatherElements", [x, idx], axis=ta)])
+
+    # -- Col2Im ------------------------------------------------------------------
+    def _spread(self, node, y, shape, ax, s):
+        """``y`` with s-1 zeros between elements along ``ax`` (shape updated)."""
+        if s == 1:
+            return y
+        r = len(shape)
+        y = self._sub(node, "Unsqueeze", [y, np.array([ax + 1], np.int64)])
+        pz = np.zeros(2 * (r + 1), np.int64)
+        pz[r + 1 + ax + 1] = s - 1
+        y = self._sub(node, "Pad", [y, pz])
+        n = (shape[ax] - 1) * s + 1
+        shape[ax] *= s
+        y = self._sub(node, "Reshape", [y, np.array(shape, np.int64)])
+        y = self._sub(node, "Slice", [y, np.array([0], np.int64), np.array([n], np.int64), np.array([ax], np.int64)])
+        shape[ax] = n
+        return y
+
+    def op_Col2Im(self, node, a):  # noqa: N802
+        """Each kernel position's column block spread out by the strides,
+        placed at its offset in the padded image and summed; then the pads
+        cropped."""
+        x = node.input[0]
+        img = [int(v) for v in np.asarray(self.static(node, 1, "image_shape")).reshape(-1)]
+        blk = [int(v) for v in np.asarray(self.static(node, 2, "block_shape")).reshape(-1)]
+        xs = self._shape_of(x, node)
+        r = len(img)
+        if len(blk) != r or len(xs) != 3:
+            raise _err(f"input of shape {xs}, image_shape {img}, block_shape {blk}")
+        d = list(a.get("dilations", [1] * r))
+        s = list(a.get("strides", [1] * r))
+        p = list(a.get("pads", [0] * (2 * r)))
+        kk = int(np.prod(blk))
+        if xs[1] % kk:
+            raise _err(f"{xs[1]} channels for a block of {kk}")
+        c = xs[1] // kk
+        nb = [(img[i] + p[i] + p[r + i] - d[i] * (blk[i] - 1) - 1) // s[i] + 1 for i in range(r)]
+        if int(np.prod(nb)) != xs[2] or min(nb) < 1:
+            raise _err(f"{xs[2]} blocks, the image and block shapes give {nb}")
+        full = [img[i] + p[i] + p[r + i] for i in range(r)]
+        xr = self._sub(node, "Reshape", [x, np.array([xs[0], c, kk] + nb, np.int64)])
+        total = None
+        for q, kp in enumerate(np.ndindex(*blk)):
+            y = self._sub(node, "Gather", [xr, np.array(q, np.int64)], axis=2)
+            shape = [xs[0], c] + list(nb)
+            for i in range(r):
+                y = self._spread(node, y, shape, 2 + i, s[i])
+            begin = [kp[i] * d[i] for i in range(r)]
+            end = [full[i] - begin[i] - shape[2 + i] for i in range(r)]
+            if min(end) < 0:
+                raise _err("blocks reach beyond the padded image")
+            y = self._sub(node, "Pad", [y, np.array([0, 0] + begin + [0, 0] + end, np.int64)])
+            total = y if total is None else self._sub(node, "Add", [total, y])
+        if any(p):
+            total = self._sub(node, "Slice", [total, np.array(p[:r], np.int64), np.array([p[i] + img[i] for i in range(r)], np.int64),
+                                              np.arange(2, 2 + r, dtype=np.int64)])  # fmt: skip
+        return self._finish(node, [total])

@@ -111,13 +111,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_regex_full_match_email_domain',
         'test_regex_full_match_empty',
     ],
-    'Col2Im: unsupported operator': [
-        'test_col2im',
-        'test_col2im_5d',
-        'test_col2im_dilations',
-        'test_col2im_pads',
-        'test_col2im_strides',
-    ],
     'Compress: unsupported operator': [
         'test_compress_0',
         'test_compress_1',
@@ -167,11 +160,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_bernoulli_double',
         'test_bernoulli_seed',
     ],
-    'Einsum: Einsum on bfloat16 is not supported': [
-        'test_einsum_batch_matmul_bfloat16',
-        'test_einsum_sum_bfloat16',
-        'test_einsum_transpose_bfloat16',
-    ],
     "Momentum: operators of domain 'ai.onnx.preview.training' are not supported": [
         'test_momentum',
         'test_momentum_multiple',
@@ -181,11 +169,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_bernoulli_double_expanded',
         'test_bernoulli_expanded',
         'test_bernoulli_seed_expanded',
-    ],
-    'ReverseSequence: unsupported operator': [
-        'test_reversesequence_batch',
-        'test_reversesequence_bfloat16',
-        'test_reversesequence_time',
     ],
     'RoiAlign: unsupported operator': [
         'test_roialign_aligned_false',
