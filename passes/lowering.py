@@ -211,7 +211,9 @@ _UNARY = {
     "math.atan": "atan({0})", "math.erf": "erf({0})", "math.floor": "floor({0})",
     "math.ceil": "ceil({0})", "math.round": "round({0})", "math.roundeven": "roundeven({0})",
     "math.trunc": "trunc({0})", "math.ctpop": "ctpop({0})", "math.ctlz": "ctlz({0})",
-    "math.cttz": "cttz({0})",
+    "math.cttz": "cttz({0})", "math.asin": "asin({0})", "math.acos": "acos({0})",
+    "math.sinh": "sinh({0})", "math.cosh": "cosh({0})", "math.asinh": "asinh({0})",
+    "math.acosh": "acosh({0})", "math.atanh": "atanh({0})", "math.cbrt": "cbrt({0})",
 }  # fmt: skip
 _CMPI = {0: "eq", 1: "ne", 2: "lt", 3: "le", 4: "gt", 5: "ge", 6: "ult", 7: "ule", 8: "ugt", 9: "uge"}
 _CMPF = {

@@ -113,6 +113,7 @@ FUNCTIONS: dict[str, tuple[int, str]] = {
     **{f: (1, "float") for f in (
         "exp", "log", "log1p", "expm1", "log2", "log10", "sqrt", "rsqrt", "tanh", "sin",
         "cos", "tan", "atan", "sigmoid", "erf", "floor", "ceil", "round", "roundeven", "trunc",
+        "asin", "acos", "sinh", "cosh", "asinh", "acosh", "atanh", "cbrt",
     )},
     **{f: (1, "same") for f in ("abs", "neg", "sign")},
     **{f: (2, "same") for f in ("maximum", "minimum", "pow")},
@@ -356,6 +357,8 @@ _UFUNCS = {
     "sign": "sign", "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1",
     "log2": "log2", "log10": "log10", "sqrt": "sqrt", "tanh": "tanh", "sin": "sin",
     "cos": "cos", "tan": "tan", "atan": "arctan", "floor": "floor", "ceil": "ceil",
+    "asin": "arcsin", "acos": "arccos", "sinh": "sinh", "cosh": "cosh", "asinh": "arcsinh",
+    "acosh": "arccosh", "atanh": "arctanh", "cbrt": "cbrt",
     "roundeven": "rint", "trunc": "trunc", "maximum": "maximum", "minimum": "minimum",
     "fmax": "fmax", "fmin": "fmin", "atan2": "arctan2", "copysign": "copysign",
     "pow": "power", "floordiv": "floor_divide", "bitand": "bitwise_and", "bitor": "bitwise_or",

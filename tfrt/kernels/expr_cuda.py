@@ -234,7 +234,8 @@ class _Gen:
         if fn == "roundeven":
             return f"rint({a[0]})"
         if fn in ("exp", "log", "log1p", "expm1", "log2", "log10", "sqrt", "tanh", "sin", "cos", "tan",
-                  "atan", "erf", "floor", "ceil", "round", "trunc"):  # fmt: skip
+                  "atan", "erf", "floor", "ceil", "round", "trunc", "asin", "acos", "sinh", "cosh",
+                  "asinh", "acosh", "atanh", "cbrt"):  # fmt: skip
             return f"{fn}({a[0]})"
         if fn.startswith(("cast_", "ucast_")) and dt.kind == "b":
             src = np.dtype(node.args[0].dtype)

@@ -261,3 +261,20 @@ def test_unsigned_arguments_and_results_keep_their_types():
     np.testing.assert_array_equal(s, x + y)  # wraps modulo 256
     np.testing.assert_array_equal(dv, x // y)  # unsigned division
     np.testing.assert_array_equal(c, x < y)  # unsigned comparison
+
+
+def test_inverse_and_hyperbolic_functions():
+    text = """
+    func.func @main(%x: tensor<5xf32>) -> (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>) {
+      %a = chlo.asin %x : tensor<5xf32> -> tensor<5xf32>
+      %b = chlo.acos %x : tensor<5xf32> -> tensor<5xf32>
+      %c = chlo.sinh %x : tensor<5xf32> -> tensor<5xf32>
+      %d = chlo.cosh %x : tensor<5xf32> -> tensor<5xf32>
+      %e = chlo.atanh %x : tensor<5xf32> -> tensor<5xf32>
+      %f = stablehlo.cbrt %x : tensor<5xf32>
+      return %a, %b, %c, %d, %e, %f : tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>
+    }"""
+    x = np.array([-0.9, -0.3, 0.0, 0.4, 0.8], np.float32)
+    got = run(text, x)
+    for g, w in zip(got, (np.arcsin(x), np.arccos(x), np.sinh(x), np.cosh(x), np.arctanh(x), np.cbrt(x))):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
