@@ -135,6 +135,9 @@ ELEMENTWISE = frozenset(
         "stablehlo.complex",
         "chlo.erf",
         "chlo.erfc",
+        "chlo.erf_inv",
+        "chlo.lgamma",
+        "chlo.digamma",
         "chlo.is_inf",
         "chlo.is_pos_inf",
         "chlo.is_neg_inf",
@@ -401,6 +404,8 @@ def _unary(e: Emitter, name: str, x: SSAValue, t: Attribute, out_t: Attribute) -
             return select(e, keep, x, one)
         if name == "chlo.erfc":
             return _erfc(e, x, elem)
+        if name in _SPECIAL:
+            return _in_f32_or_f64(e, x, elem, name, _SPECIAL[name])
         if name == "chlo.square":
             return e.add(xarith.MulfOp(x, x))
         if name in ("chlo.is_inf", "chlo.is_pos_inf", "chlo.is_neg_inf"):
@@ -523,3 +528,135 @@ def cannot_lower_inner(inner: Operation, owner: Operation):
 
     return cannot_lower(inner, f"'{inner.name}' in the body of '{owner.name}' is not supported there "
                                "(bodies may hold element-wise ops on scalars)")
+
+
+# --------------------------------------------------------------------------
+# Special functions CHLO names (as XLA's decompositions compute them)
+
+
+def _poly(e: Emitter, w: SSAValue, coeffs, t) -> SSAValue:
+    """Horner: coeffs[0] * w^(n-1) + ... + coeffs[-1]."""
+    p = e.scalar(coeffs[0], t)
+    for c in coeffs[1:]:
+        p = e.add(xarith.AddfOp(e.scalar(c, t), e.add(xarith.MulfOp(p, w))))
+    return p
+
+
+# Giles, "Approximating the erfinv function" (GPU Computing Gems, 2010),
+# single precision: the central and the tail polynomials.
+_ERFINV_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                   -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)  # fmt: skip
+_ERFINV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)  # fmt: skip
+
+
+def _erf_inv(e: Emitter, x: SSAValue, t) -> SSAValue:
+    if int(t.bitwidth) != 32:
+        raise e.error("chlo.erf_inv is computed for f32, f16 and bf16 (Giles' single-precision "
+                      "approximation), not f64")
+    one = e.scalar(1.0, t)
+    w = e.add(xarith.NegfOp(e.add(math.LogOp(e.add(xarith.MulfOp(
+        e.add(xarith.SubfOp(one, x)), e.add(xarith.AddfOp(one, x))))))))
+    central = cmp_f(e, "olt", w, e.scalar(5.0, t))
+    wc = e.add(xarith.SubfOp(w, e.scalar(2.5, t)))
+    wt = e.add(xarith.SubfOp(e.add(math.SqrtOp(w)), e.scalar(3.0, t)))
+    p = select(e, central, _poly(e, wc, _ERFINV_CENTRAL, t), _poly(e, wt, _ERFINV_TAIL, t))
+    r = e.add(xarith.MulfOp(p, x))
+    # erf_inv(+-1) = +-inf
+    edge = cmp_f(e, "oeq", e.add(math.AbsFOp(x)), one)
+    return select(e, edge, e.add(xarith.MulfOp(x, e.scalar(float("inf"), t))), r)
+
+
+# Lanczos' approximation with g = 7 and nine terms (as XLA's lgamma/digamma).
+_LANCZOS_G = 7.0
+_LANCZOS_BASE = 0.99999999999980993227684700473478
+_LANCZOS = (676.520368121885098567009190444019, -1259.13921672240287047156078755283,
+            771.3234287776530788486528258894, -176.61502916214059906584551354,
+            12.507343278686904814458936853, -0.13857109526572011689554707,
+            9.984369578019570859563e-6, 1.50563273514931155834e-7)  # fmt: skip
+
+
+def _lanczos_parts(e: Emitter, z: SSAValue, t):
+    """(a, a', t) for z = x - 1: a = base + sum c_i / (z + i + 1), a' its derivative
+    over a's terms, t = z + g + 0.5."""
+    a = e.scalar(_LANCZOS_BASE, t)
+    da = e.scalar(0.0, t)
+    for i, c in enumerate(_LANCZOS):
+        denom = e.add(xarith.AddfOp(z, e.scalar(i + 1.0, t)))
+        term = e.add(xarith.DivfOp(e.scalar(c, t), denom))
+        a = e.add(xarith.AddfOp(a, term))
+        da = e.add(xarith.SubfOp(da, e.add(xarith.DivfOp(term, denom))))
+    tt = e.add(xarith.AddfOp(z, e.scalar(_LANCZOS_G + 0.5, t)))
+    return a, da, tt
+
+
+def _lgamma(e: Emitter, x: SSAValue, t) -> SSAValue:
+    import math as _m
+
+    half = e.scalar(0.5, t)
+    one = e.scalar(1.0, t)
+    reflect = cmp_f(e, "olt", x, half)
+    # For x < 0.5: lgamma(x) = log(pi) - log|sin(pi x)| - lgamma(1 - x).
+    y = select(e, reflect, e.add(xarith.SubfOp(one, x)), x)
+    z = e.add(xarith.SubfOp(y, one))
+    a, _, tt = _lanczos_parts(e, z, t)
+    # log(t) as log(g + 0.5) + log1p(z / (g + 0.5)): exact near z = -g - 0.5
+    log_t = e.add(xarith.AddfOp(e.scalar(_m.log(_LANCZOS_G + 0.5), t),
+                                e.add(math.Log1pOp(e.add(xarith.DivfOp(z, e.scalar(_LANCZOS_G + 0.5, t)))))))
+    core = e.add(xarith.AddfOp(
+        e.add(xarith.AddfOp(e.scalar(0.5 * _m.log(2 * _m.pi), t),
+                            e.add(xarith.MulfOp(e.add(xarith.AddfOp(z, half)), log_t)))),
+        e.add(xarith.SubfOp(e.add(math.LogOp(a)), tt))))
+    # reflection: |sin(pi x)| from the fraction of x (exact at integers: +inf)
+    frac = e.add(xarith.SubfOp(x, e.add(math.FloorOp(x))))
+    sin_pi = e.add(math.AbsFOp(e.add(math.SinOp(e.add(xarith.MulfOp(e.scalar(_m.pi, t), frac))))))
+    reflected = e.add(xarith.SubfOp(
+        e.add(xarith.SubfOp(e.scalar(_m.log(_m.pi), t), e.add(math.LogOp(sin_pi)))), core))
+    r = select(e, reflect, reflected, core)
+    # lgamma(+-inf) = +inf; non-positive integers: +inf (log|sin| is -inf there)
+    inf = e.scalar(float("inf"), t)
+    is_inf = cmp_f(e, "oeq", e.add(math.AbsFOp(x)), inf)
+    pole = e.add(xarith.AndIOp(reflect, cmp_f(e, "oeq", frac, e.scalar(0.0, t))))
+    r = select(e, pole, inf, r)
+    return select(e, is_inf, inf, r)
+
+
+def _digamma(e: Emitter, x: SSAValue, t) -> SSAValue:
+    import math as _m
+
+    half = e.scalar(0.5, t)
+    one = e.scalar(1.0, t)
+    reflect = cmp_f(e, "olt", x, half)
+    y = select(e, reflect, e.add(xarith.SubfOp(one, x)), x)
+    z = e.add(xarith.SubfOp(y, one))
+    a, da, tt = _lanczos_parts(e, z, t)
+    log_t = e.add(xarith.AddfOp(e.scalar(_m.log(_LANCZOS_G + 0.5), t),
+                                e.add(math.Log1pOp(e.add(xarith.DivfOp(z, e.scalar(_LANCZOS_G + 0.5, t)))))))
+    core = e.add(xarith.SubfOp(
+        e.add(xarith.AddfOp(log_t, e.add(xarith.DivfOp(da, a)))),
+        e.add(xarith.DivfOp(e.scalar(_LANCZOS_G, t), tt))))
+    # reflection: digamma(x) = digamma(1 - x) - pi / tan(pi x)
+    frac = e.add(xarith.SubfOp(x, e.add(math.FloorOp(x))))
+    tan_pi = e.add(math.TanOp(e.add(xarith.MulfOp(e.scalar(_m.pi, t), frac))))
+    reflected = e.add(xarith.SubfOp(core, e.add(xarith.DivfOp(e.scalar(_m.pi, t), tan_pi))))
+    r = select(e, reflect, reflected, core)
+    # poles at non-positive integers: NaN (as XLA); +inf at +inf
+    pole = e.add(xarith.AndIOp(cmp_f(e, "ole", x, e.scalar(0.0, t)), cmp_f(e, "oeq", frac, e.scalar(0.0, t))))
+    r = select(e, pole, e.scalar(float("nan"), t), r)
+    return select(e, cmp_f(e, "oeq", x, e.scalar(float("inf"), t)), x, r)
+
+
+_SPECIAL = {"chlo.erf_inv": _erf_inv, "chlo.lgamma": _lgamma, "chlo.digamma": _digamma}
+
+
+def _in_f32_or_f64(e: Emitter, x: SSAValue, elem, name: str, fn) -> SSAValue:
+    """``fn`` computed in f32 for 16-bit and smaller floats (rounded once back)."""
+    from xdsl.dialects.builtin import f32
+
+    w = int(elem.bitwidth)
+    if w in (32, 64):
+        return fn(e, x, elem)
+    if w > 64:
+        raise e.error(f"'{name}' of {elem} is not supported")
+    wide = fn(e, e.add(xarith.ExtFOp(x, f32)), f32)
+    return e.add(xarith.TruncFOp(wide, elem))

@@ -278,3 +278,25 @@ def test_inverse_and_hyperbolic_functions():
     got = run(text, x)
     for g, w in zip(got, (np.arcsin(x), np.arccos(x), np.sinh(x), np.cosh(x), np.arctanh(x), np.cbrt(x))):
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
+
+
+def test_erf_inv_lgamma_digamma():
+    import math
+
+    text = """
+    func.func @main(%p: tensor<6xf32>, %x: tensor<7xf32>, %y: tensor<3xf32>) -> (tensor<6xf32>, tensor<7xf32>, tensor<3xf32>) {
+      %a = chlo.erf_inv %p : tensor<6xf32> -> tensor<6xf32>
+      %b = chlo.lgamma %x : tensor<7xf32> -> tensor<7xf32>
+      %c = chlo.digamma %y : tensor<3xf32> -> tensor<3xf32>
+      return %a, %b, %c : tensor<6xf32>, tensor<7xf32>, tensor<3xf32>
+    }"""
+    p = np.array([-0.99, -0.5, 0.0, 0.3, 0.9, 1.0], np.float32)
+    x = np.array([-2.5, -0.5, 0.5, 1.0, 3.7, 50.0, -3.0], np.float32)
+    y = np.array([1.0, 0.5, -2.0], np.float32)
+    a, b, c = run(text, p, x, y)
+    np.testing.assert_allclose([math.erf(v) for v in a[:-1]], p[:-1], rtol=1e-5, atol=1e-6)
+    assert a[-1] == np.inf
+    np.testing.assert_allclose(b[:-1], [math.lgamma(v) for v in x[:-1]], rtol=1e-5, atol=1e-5)
+    assert b[-1] == np.inf  # a pole
+    np.testing.assert_allclose(c[:2], [-0.5772157, -1.9635100], rtol=1e-5)
+    assert np.isnan(c[2])
