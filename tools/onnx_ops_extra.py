@@ -688,3 +688,37 @@ class OnnxOpsExtra:
             total = self._sub(node, "Slice", [total, np.array(p[:r], np.int64), np.array([p[i] + img[i] for i in range(r)], np.int64),
                                               np.arange(2, 2 + r, dtype=np.int64)])  # fmt: skip
         return self._finish(node, [total])
+
+    # -- TensorScatter -----------------------------------------------------------
+    def op_TensorScatter(self, node, a):  # noqa: N802
+        """Update step t written at write_indices[b] + t along ``axis``
+        (modulo its size for ``circular``), one step at a time in order."""
+        past, upd = node.input[:2]
+        wi = node.input[2] if len(node.input) > 2 else ""
+        ps, us = self._shape_of(past, node), self._shape_of(upd, node)
+        r = len(ps)
+        axis = int(a.get("axis", -2)) % r
+        mode = a.get("mode", b"linear")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if mode not in ("linear", "circular"):
+            raise _err(f"mode '{mode}'")
+        if axis == 0 or len(us) != r or any(us[i] != ps[i] for i in range(r) if i != axis) or us[axis] > ps[axis]:
+            raise _err(f"cache of shape {ps}, update of shape {us}, axis {axis}")
+        n = ps[axis]
+        bshape = [ps[0]] + [1] * (r - 1)
+        if wi:
+            w = self._sub(node, "Reshape", [self._sub(node, "Cast", [wi], to=7), np.array(bshape, np.int64)])
+        else:
+            w = np.zeros(bshape, np.int64)
+        ishape = [1] * r
+        ishape[axis] = n
+        iota = np.arange(n, dtype=np.int64).reshape(ishape)
+        out = past
+        for t in range(us[axis]):
+            pos = self._sub(node, "Add", [w, np.array(t, np.int64)])
+            if mode == "circular":
+                pos = self._sub(node, "Mod", [pos, np.array(n, np.int64)])
+            mask = self._sub(node, "Equal", [iota, pos])
+            u = self._sub(node, "Slice", [upd, np.array([t], np.int64), np.array([t + 1], np.int64), np.array([axis], np.int64)])
+            out = self._sub(node, "Where", [mask, u, out])
+        return self._finish(node, [out])

@@ -180,11 +180,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_split_to_sequence_2',
         'test_split_to_sequence_nokeepdims',
     ],
-    'TensorScatter: unsupported operator': [
-        'test_tensorscatter',
-        'test_tensorscatter_3d',
-        'test_tensorscatter_circular',
-    ],
     "input 'x' is of sequence type: only tensors are supported": [
         'test_identity_sequence',
         'test_sequence_map_identity_1_sequence',

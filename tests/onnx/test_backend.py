@@ -276,8 +276,17 @@ def test_an_operator_is_imported_through_its_function_body_and_a_refusal_inside_
     want = x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-5) * s
     np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
     node = helper.make_node("AffineGrid", ["t", "size"], ["grid"], name="ag")
-    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("t", F, (1, 2, 3))], [helper.make_tensor_value_info("grid", F, (1, 2, 3, 2))],
-                          initializer=[helper.make_tensor("size", I64, (4,), [1, 1, 2, 3])])  # fmt: skip
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("t", F, (2, 2, 3))], [helper.make_tensor_value_info("grid", F, (2, 2, 3, 2))],
+                          initializer=[helper.make_tensor("size", I64, (4,), [2, 1, 2, 3])])  # fmt: skip
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
-    with pytest.raises(ImportError_, match=r"node 'ag' \(AffineGrid\): .*subgraph"):
-        backend.prepare(m).run([np.zeros((1, 2, 3), np.float32)])
+    # AffineGrid's body holds If nodes (unrolled: their conditions are known).
+    t = np.array([[[1.0, 0.5, 0.25], [-0.5, 2.0, 0.0]], [[0.0, 1.0, 0.0], [1.0, 0.0, -1.0]]], np.float32)
+    (grid,) = backend.prepare(m).run([t])
+    from onnx.reference import ReferenceEvaluator
+
+    np.testing.assert_allclose(grid, ReferenceEvaluator(m).run(None, {"t": t})[0], rtol=1e-6, atol=1e-6)
+    node = helper.make_node("Bernoulli", ["p"], ["b"], name="bern")
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("p", F, (4,))], [helper.make_tensor_value_info("b", F, (4,))])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 22)])
+    with pytest.raises(ImportError_, match=r"node 'bern' \(Bernoulli\): in its function body: .*RandomUniformLike"):
+        backend.prepare(m).run([np.full(4, 0.5, np.float32)])
