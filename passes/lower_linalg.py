@@ -141,6 +141,9 @@ class _Builder:
                            {"perm": i64_array(perm)})  # fmt: skip
 
     def reshape(self, x: SSAValue, shape: Sequence[int]) -> SSAValue:
+        # A reshape of a reshape reads the first one's source (a view either way).
+        while isinstance(x, OpResult) and x.op.name == "tfrt_array.reshape":
+            x = x.op.operands[0]
         if list(shape_of(x.type)) == list(shape):
             return x
         return self.kernel("tfrt_array.reshape", [x], tensor_type(shape, x.type.element_type),

@@ -264,6 +264,11 @@ def _concat(op, b: _Builder) -> SSAValue:
 
 def _reshape_to(op, b: _Builder, src: SSAValue, shape: Sequence[int]) -> SSAValue:
     t = _result(op, shape)
+    # A reshape of a reshape reads the first one's source (a view either way).
+    while isinstance(src, OpResult) and src.op.name == "tfrt_array.reshape":
+        src = src.op.operands[0]
+    if src.type == t:
+        return src
     return b.kernel("tfrt_array.reshape", [src], t, {"shape": i64_array(t.get_shape())})
 
 

@@ -275,6 +275,28 @@ def _retype_all(module: ModuleOp) -> None:
                     table[key] = S._signless_dense(value)
 
 
+def _compose_broadcasts(todo: list[Operation]) -> None:
+    """``broadcast_in_dim`` of a ``broadcast_in_dim``: one, from the inner
+    operand (dimension i goes to outer[inner[i]]), so that one broadcasting
+    generic folds into the op that reads it.  The inner one stays for the
+    others that read it (or for DCE)."""
+    from xdsl.dialects.builtin import DenseArrayBase, i64
+
+    from .common import int_list
+
+    for op in todo:
+        if op.name != "stablehlo.broadcast_in_dim":
+            continue
+        inner = getattr(op.operands[0], "op", None)
+        if inner is None or inner.name != "stablehlo.broadcast_in_dim":
+            continue
+        outer_dims = int_list(op, "broadcast_dimensions", ())
+        inner_dims = int_list(inner, "broadcast_dimensions", ())
+        composed = [outer_dims[d] for d in inner_dims]
+        op.operands = [inner.operands[0]]
+        op.properties["broadcast_dimensions"] = DenseArrayBase.from_list(i64, composed)
+
+
 def _has_input_ops(module: ModuleOp) -> bool:
     from tfrt.dialects.fastir import walk
 
@@ -308,6 +330,7 @@ class StablehloLegalizeToLinalgPass(ModulePass):
         for region in op.regions:
             for b in region.blocks:
                 _collect(b, todo)
+        _compose_broadcasts(todo)
         for o in todo:
             if o.parent is None:
                 continue  # already replaced by an earlier conversion (a tuple's get_tuple_element)

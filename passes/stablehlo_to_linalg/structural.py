@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import scf
+from xdsl.dialects import complex as xcomplex
 from xdsl.dialects.builtin import (
     ComplexType,
     DenseArrayBase,
@@ -132,10 +133,10 @@ def convert_broadcast_in_dim(op: Operation, e: Emitter) -> list[SSAValue]:
     if len(kept) != len(in_shape):
         x = reshape(e, x, TensorType(signless(element(x.type)), [in_shape[i] for i in kept]))
     m = AffineMap(len(out_shape), 0, tuple(d(dims[i]) for i in kept))
-    in_order = all(dims[a] < dims[b] for a, b in zip(kept, kept[1:]))
-    added = [o for o in range(len(out_shape)) if o not in {dims[i] for i in kept}]
-    if in_order and all(out_shape[o] == 1 for o in added):
-        return [reshape(e, x, out_t)]  # only unit dimensions added: the same elements
+    if tuple(shape(x.type)) == tuple(out_shape) and all(dims[i] == i for i in kept):
+        return [x]  # nothing to broadcast
+    # (A broadcasting linalg.generic, which fuse-elementwise folds into the
+    # element-wise op that reads it; a reshape would stay a kernel of its own.)
     return [e.map([x], out_t, lambda inner, args: args[0], [m])]
 
 
@@ -294,8 +295,6 @@ def convert_reverse(op: Operation, e: Emitter) -> list[SSAValue]:
 def dot_general(
     e: Emitter, op: Operation, lhs: SSAValue, rhs: SSAValue, lb, rb, lc, rc, out_t: TensorType
 ) -> SSAValue:
-    if isinstance(out_t.element_type, ComplexType):
-        raise e.error("dot products of complex numbers are not supported")
     ls, rs = shape(lhs.type), shape(rhs.type)
     lfree = [i for i in range(len(ls)) if i not in lb and i not in lc]
     rfree = [i for i in range(len(rs)) if i not in rb and i not in rc]
@@ -318,13 +317,22 @@ def dot_general(
     if list(out_t.get_shape()) != expected:
         raise e.error(f"result shape {list(out_t.get_shape())} must be {expected}")
     acc_t = out_t.element_type
-    zero = e.scalar(0, acc_t) if not is_float(acc_t) else e.scalar(0.0, acc_t)
-    init = e.filled(out_t.get_shape(), zero)
+    if isinstance(acc_t, ComplexType):  # (0, 0), made in a body
+        def zeros(inner: Emitter, args):
+            part_zero = inner.scalar(0.0, acc_t.element_type)
+            return inner.add(xcomplex.CreateOp(part_zero, part_zero, acc_t))
+
+        init = e.map([], out_t, zeros)
+    else:
+        zero = e.scalar(0, acc_t) if not is_float(acc_t) else e.scalar(0.0, acc_t)
+        init = e.filled(out_t.get_shape(), zero)
     orig_l, orig_r, orig_o = op.operands[0].type, op.operands[1].type, op.results[0].type
 
     def body(inner: Emitter, args):
         a = convert(inner, args[0], orig_l, orig_o)
         b = convert(inner, args[1], orig_r, orig_o)
+        if isinstance(acc_t, ComplexType):
+            return inner.add(xcomplex.AddOp(args[2], inner.add(xcomplex.MulOp(a, b))))
         if is_float(acc_t):
             return inner.add(xarith.AddfOp(args[2], inner.add(xarith.MulfOp(a, b))))
         if element(acc_t).width.data == 1:
