@@ -63,11 +63,11 @@ def test_complex_ops_the_conversion_cannot_take_are_located_errors():
 
     from tfrt.diagnostics import DiagnosticError
 
-    # (reduce, transpose and pad of complex tensors convert now: see
-    # test_stablehlo_complex.py)
+    # (reduce, transpose, pad and dot_general of complex tensors convert
+    # now: see test_stablehlo_complex.py)
     ops = [
-        ("stablehlo.dot_general", "%0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] "
-         ": (tensor<2x2xcomplex<f32>>, tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>", "tensor<2x2xcomplex<f32>>"),
+        ("stablehlo.atan2", "%0 = stablehlo.atan2 %a, %a : tensor<2x2xcomplex<f32>>", "tensor<2x2xcomplex<f32>>"),
+        ("stablehlo.maximum", "%0 = stablehlo.maximum %a, %a : tensor<2x2xcomplex<f32>>", "tensor<2x2xcomplex<f32>>"),
     ]
     for name, body, rt in ops:
         text = f"func.func @main(%a: tensor<2x2xcomplex<f32>>) -> {rt} {{\n  {body}\n  return %0 : {rt}\n}}\n"
