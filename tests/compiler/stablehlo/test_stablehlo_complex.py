@@ -118,6 +118,16 @@ def test_complex_structural_ops_and_reduce():
     np.testing.assert_array_equal(p, np.pad(a, ((0, 0), (1, 1)), constant_values=0.5 - 1j))
 
 
+def test_complex_dot_general():
+    text = """
+    func.func @main(%a: tensor<2x3x4xcomplex<f64>>, %b: tensor<2x4x5xcomplex<f64>>) -> tensor<2x3x5xcomplex<f64>> {
+      %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x3x4xcomplex<f64>>, tensor<2x4x5xcomplex<f64>>) -> tensor<2x3x5xcomplex<f64>>
+      return %0 : tensor<2x3x5xcomplex<f64>>
+    }"""
+    a, b = cplx((2, 3, 4), np.complex128), cplx((2, 4, 5), np.complex128)
+    np.testing.assert_allclose(run(text, a, b), a @ b, rtol=1e-12)
+
+
 def test_ordering_complex_values_is_refused_at_the_op():
     text = """
     func.func @main(%a: tensor<2xcomplex<f32>>) -> tensor<2xi1> {
