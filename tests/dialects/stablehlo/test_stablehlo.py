@@ -1,8 +1,8 @@
 """The stablehlo and chlo dialects: JAX's exported programs read, verify and
 print back; the attributes' Python views; bad input is a located error.
 
-The fixtures in ``jax/`` are ``jax.jit(f).lower(*args).as_text()`` of the
-programs in ``jax/generate.py`` (JAX itself is not needed here).
+The fixtures in ``jax_exports/`` are ``jax.jit(f).lower(*args).as_text()`` of the
+programs in ``jax_exports/generate.py`` (JAX itself is not needed here).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from tfrt.dialects.printer import print_module
 from tfrt.dialects.syntax import parse_module
 
 HERE = Path(__file__).parent
-FIXTURES = sorted((HERE / "jax").glob("*.mlir"))
+FIXTURES = sorted((HERE / "jax_exports").glob("*.mlir"))
 
 
 def _roundtrip(text: str, name: str = "-") -> str:
@@ -44,7 +44,7 @@ def test_fixtures_cover_the_programs() -> None:
 
 
 def test_locations_and_jax_attributes_are_kept() -> None:
-    text = (HERE / "jax" / "polymorphic.mlir").read_text()
+    text = (HERE / "jax_exports" / "polymorphic.mlir").read_text()
     module = parse_module(text)
     assert module.attributes["jax.uses_shape_polymorphism"].value.data != 0
     assert "mhlo.num_partitions" in module.attributes
