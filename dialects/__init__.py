@@ -55,6 +55,8 @@ STANDARD_DIALECTS: dict[str, str] = {
     # IREE's test dialects: the input of tfrt_check (docs/tfrt_check.md).
     "check": "tfrt.dialects.iree_test:CHECK",
     "util": "tfrt.dialects.iree_test:UTIL",
+    # The uniform quantized type StableHLO programs use.
+    "quant": "tfrt.dialects.quant:QUANT",
     # StableHLO, the input JAX and TensorFlow export (docs/stablehlo.md).
     "stablehlo": "tfrt.dialects.stablehlo:Stablehlo",
     "chlo": "tfrt.dialects.chlo:Chlo",

@@ -43,7 +43,7 @@ from xdsl.passes import ModulePass
 from tfrt.diagnostics import DiagnosticError
 from tfrt.passes.lowering import replace
 
-from .common import Emitter, attr, cannot_lower, signless
+from .common import Emitter, attr, cannot_lower, quantized, signless
 from .scalar import ELEMENTWISE, scalar_op
 from . import structural as S
 
@@ -77,7 +77,7 @@ SCALAR_BODIES = {"stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatt
                  "stablehlo.select_and_scatter", "stablehlo.sort", "stablehlo.map"}  # fmt: skip
 
 # Modules that add conversions (each defines CONVERSIONS: name -> function).
-EXTENSIONS = ("windows", "gather_scatter", "misc")
+EXTENSIONS = ("windows", "gather_scatter", "misc", "quant")
 
 
 def _load_extensions() -> None:
@@ -127,6 +127,20 @@ def _chlo_broadcast(op: Operation, e: Emitter) -> list[SSAValue]:
     return [e.map(list(op.operands), out_t, lambda inner, args: scalar_op(inner, op, args, base), maps)]
 
 
+def _refuse_quantized(op: Operation) -> None:
+    """Only quantize, dequantize and ops that move stored elements take
+    quantized values; anything else would compute on the stored integers."""
+    from .common import quantized
+    from .quant import MOVES_ONLY, QUANT_OPS
+
+    if op.name in QUANT_OPS or op.name in MOVES_ONLY:
+        return
+    for v in (*op.operands, *op.results):
+        if quantized(v.type) is not None:
+            raise cannot_lower(op, f"quantized operands or results ('{v.type}') are supported by "
+                                   "uniform_quantize, uniform_dequantize and ops that only move elements")
+
+
 def _convert(op: Operation) -> None:
     name = op.name
     if name == "stablehlo.custom_call":
@@ -139,6 +153,7 @@ def _convert(op: Operation) -> None:
             replace(op, [], [])
             return
         raise cannot_lower(op, f"custom_call target '{target}' is not supported")
+    _refuse_quantized(op)
     fn = CONVERSIONS.get(name)
     if fn is None and name.startswith("chlo.broadcast_"):
         fn = _chlo_broadcast
@@ -198,9 +213,23 @@ def _public_signatures(module: ModuleOp) -> list[tuple[Operation, FunctionType]]
         ft = op.properties.get("function_type")
         if getattr(vis, "data", None) == "private" or not isinstance(ft, FunctionType):
             continue
-        if any(signless(t) != t for t in (*ft.inputs.data, *ft.outputs.data)):
-            out.append((op, ft))
+        ins = [_boundary(t) for t in ft.inputs.data]
+        outs = [_boundary(t) for t in ft.outputs.data]
+        if any(signless(t) != t for t in (*ins, *outs)):
+            out.append((op, FunctionType.from_lists(ins, outs)))
     return out
+
+
+def _boundary(t: Attribute) -> Attribute:
+    """The type a public function's argument or result has outside: quantized
+    values cross as their storage integers (``u8`` storage as ``ui8``)."""
+    from xdsl.dialects.builtin import IntegerType, Signedness
+
+    q = quantized(t)
+    if q is None or not isinstance(t, TensorType):
+        return t
+    sign = Signedness.SIGNLESS if q.is_signed else Signedness.UNSIGNED
+    return TensorType(IntegerType(q.storage.width.data, sign), t.get_shape())
 
 
 def _keep_signature(func: Operation, ft: FunctionType) -> None:

@@ -80,14 +80,28 @@ def is_complex(t: Attribute) -> bool:
     return isinstance(element(t), ComplexType)
 
 
-def is_unsigned(t: Attribute) -> bool:
-    """True for ``ui*`` and for ``i1`` (StableHLO's booleans compare unsigned)."""
+def quantized(t: Attribute):
+    """The ``!quant.uniform`` element type of ``t``, else None."""
+    from tfrt.dialects.quant import UniformQuantizedType
+
     e = element(t)
+    return e if isinstance(e, UniformQuantizedType) else None
+
+
+def is_unsigned(t: Attribute) -> bool:
+    """True for ``ui*`` and for ``i1`` (StableHLO's booleans compare unsigned),
+    and for quantized types with unsigned storage."""
+    e = element(t)
+    q = quantized(e)
+    if q is not None:
+        return not q.is_signed
     return isinstance(e, IntegerType) and (e.signedness.data == Signedness.UNSIGNED or e.width.data == 1)
 
 
 def width(t: Attribute) -> int:
     e = element(t)
+    if quantized(e) is not None:
+        return e.storage.width.data
     if isinstance(e, IntegerType):
         return e.width.data
     if isinstance(e, IndexType):
@@ -99,6 +113,8 @@ def signless(t: Attribute) -> Attribute:
     """``t`` with every integer element type signless (``ui32`` -> ``i32``)."""
     if isinstance(t, IntegerType):
         return t if t.signedness.data == Signedness.SIGNLESS else IntegerType(t.width.data)
+    if not isinstance(t, TensorType) and quantized(t) is not None:
+        return t.storage  # computed on its storage integers
     if isinstance(t, TensorType):
         e = signless(t.element_type)
         return t if e is t.element_type else TensorType(e, t.get_shape(), t.encoding)
