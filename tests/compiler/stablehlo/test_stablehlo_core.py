@@ -300,3 +300,14 @@ def test_erf_inv_lgamma_digamma():
     assert b[-1] == np.inf  # a pole
     np.testing.assert_allclose(c[:2], [-0.5772157, -1.9635100], rtol=1e-5)
     assert np.isnan(c[2])
+
+
+def test_erfc_of_f64_is_refused_rather_than_zero_in_its_tail():
+    text = """
+    func.func @main(%x: tensor<2xf64>) -> tensor<2xf64> {
+      %0 = chlo.erfc %x : tensor<2xf64> -> tensor<2xf64>
+      return %0 : tensor<2xf64>
+    }"""
+    with pytest.raises(DiagnosticError) as info:
+        tfrt.api.load(text)
+    assert "erfc" in info.value.render() and "f64" in info.value.render()
