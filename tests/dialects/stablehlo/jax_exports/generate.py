@@ -1,6 +1,6 @@
 """Regenerates the JAX-exported StableHLO fixtures of this folder.
 
-    .venv/bin/python tests/dialects/stablehlo/jax/generate.py
+    .venv/bin/python tests/dialects/stablehlo/jax_exports/generate.py
 
 Each ``<name>.mlir`` is ``jax.jit(f).lower(*args).as_text()`` for one small
 program below (JAX is the optional ``jax`` extra).  The files are checked in,
