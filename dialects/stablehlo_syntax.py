@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, ComplexType, DenseArrayBase, TensorType
+from xdsl.dialects.builtin import ArrayAttr, ComplexType, DenseArrayBase, FunctionType, TensorType
 from xdsl.ir import Attribute, Block, Region
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl.declarative_assembly_format import (
@@ -76,16 +76,12 @@ def print_functional(printer: Printer, ins: Sequence[Attribute], outs: Sequence[
     printer.print_string("(")
     _types(printer, ins)
     printer.print_string(") -> ")
-    if len(outs) == 1 and not isinstance(outs[0], _FunctionTypeLike):
+    if len(outs) == 1 and not isinstance(outs[0], FunctionType):  # a function type result takes parentheses
         printer.print_attribute(outs[0])
     else:
         printer.print_string("(")
         _types(printer, outs)
         printer.print_string(")")
-
-
-class _FunctionTypeLike:  # placeholder: a function type as a single result needs parentheses
-    pass
 
 
 def _ints(attr: Attribute | None) -> tuple[int, ...]:

@@ -82,6 +82,15 @@ def _move_ops(src: Block, dest: Block, stop: Operation | None = None) -> None:
         dest.add_op(o)
 
 
+def _drop_blocks(region: Region, blocks) -> None:
+    """Erase the (emptied) blocks whose ops moved into structured ops."""
+    for blk in blocks:
+        for o in list(blk.ops):
+            o.detach()
+            o.erase(safe_erase=False)
+        region.detach_block(blk)
+
+
 def _used_outside(block: Block, region_blocks: set[Block]) -> bool:
     for o in block.ops:
         for r in o.results:
@@ -148,11 +157,7 @@ def _try_loop(region: Region, pre: Block) -> bool:
     for old, new in zip(exit_.args, loop.results):
         replace_all_uses(old, new)
     _move_ops(exit_, pre)
-    for blk in (header, body, exit_):
-        for o in list(blk.ops):
-            o.detach()
-            o.erase(safe_erase=False)
-        region.detach_block(blk)
+    _drop_blocks(region, (header, body, exit_))
     return True
 
 
@@ -191,11 +196,7 @@ def _try_if(region: Region, head: Block) -> bool:
     for old, new in zip(join.args, if_op.results):
         replace_all_uses(old, new)
     _move_ops(join, head)
-    for blk in (then_b, else_b, join):
-        for o in list(blk.ops):
-            o.detach()
-            o.erase(safe_erase=False)
-        region.detach_block(blk)
+    _drop_blocks(region, (then_b, else_b, join))
     return True
 
 

@@ -270,8 +270,6 @@ def _keep_signature(func: Operation, ft: FunctionType) -> None:
 def _signless_everywhere(module: ModuleOp) -> None:
     """Integer element types signless: values, block arguments, function types, constants.
     Public functions keep their signatures (unsigned results come back unsigned)."""
-    from tfrt.dialects.fastir import walk
-
     public = _public_signatures(module)
     _retype_all(module)
     for func, ft in public:

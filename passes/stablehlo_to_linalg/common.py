@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 
 from tfrt.dialects import arith
 from tfrt.diagnostics import DiagnosticError
@@ -46,7 +46,6 @@ __all__ = [
     "identity_map",
     "int_list",
     "is_float",
-    "is_int",
     "is_unsigned",
     "shape",
     "signless",
@@ -70,10 +69,6 @@ def shape(t: Attribute) -> tuple[int, ...]:
 def is_float(t: Attribute) -> bool:
     t = element(t)
     return not isinstance(t, (IntegerType, IndexType, ComplexType))
-
-
-def is_int(t: Attribute) -> bool:
-    return isinstance(element(t), (IntegerType, IndexType))
 
 
 def is_complex(t: Attribute) -> bool:
@@ -211,12 +206,6 @@ def identity_map(rank: int) -> AffineMap:
     return AffineMap(rank, 0, tuple(AffineDimExpr(i) for i in range(rank)))
 
 
-def dims_map(rank: int, exprs: Sequence[AffineExpr | int]) -> AffineMap:
-    return AffineMap(
-        rank, 0, tuple(AffineConstantExpr(e) if isinstance(e, int) else e for e in exprs)
-    )
-
-
 def d(i: int) -> AffineExpr:
     return AffineDimExpr(i)
 
@@ -332,10 +321,6 @@ class Emitter:
         return self.add(IndexOp(dim))
 
 
-def scalar_type_of(t: Attribute) -> Attribute:
-    return signless(element(t))
-
-
 def cmp_i(e: Emitter, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
     return e.add(arith.CmpiOp(a, b, pred))
 
@@ -346,10 +331,6 @@ def cmp_f(e: Emitter, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
 
 def select(e: Emitter, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
     return e.add(xarith.SelectOp(c, a, b))
-
-
-def np_dtype_name(t: Attribute) -> str:
-    return str(element(t))
 
 
 def dense_values(value: Attribute) -> np.ndarray | None:
@@ -409,8 +390,15 @@ def insert_slice(
 
 
 def tensor_reshape(e: Emitter, x: SSAValue, out_t: TensorType) -> SSAValue:
+    """``x`` with the static shape of ``out_t`` (row-major order); a reshape of
+    a ``tensor.reshape`` reads that one's source."""
     from tfrt.dialects.tensor import ReshapeOp
 
+    owner = getattr(x, "op", None)
+    if owner is not None and owner.name == "tensor.reshape":
+        x = owner.operands[0]
+    if shape(x.type) == tuple(out_t.get_shape()):
+        return x
     n = len(out_t.get_shape())
     st = TensorType(i64, [n])
     shape_const = e.add(

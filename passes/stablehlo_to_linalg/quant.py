@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import math
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, TensorType, i64
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from tfrt.dialects import arith
 
-from .common import Emitter, d, element, identity_map, quantized, shape, signless, static_type
+from .common import Emitter, d, identity_map, quantized, static_type
 
 # Ops that only move stored elements: exact on the storage integers.
 MOVES_ONLY = frozenset({
@@ -65,12 +65,8 @@ def _quantize_scalar(b: Emitter, x: SSAValue, q, expressed, scale, zp_f) -> SSAV
     return b.add((arith.FPToSIOp if q.is_signed else arith.FPToUIOp)(rounded, q.storage))
 
 
-def convert_uniform_dequantize(op: Operation, e: Emitter) -> list[SSAValue]:
-    x = op.operands[0]
-    q = quantized(static_type(op, x.type).element_type)
-    out_t = static_type(op, op.results[0].type)
-    if q is None:
-        raise e.error("uniform_dequantize needs a quantized operand")
+def dequantize(e: Emitter, x: SSAValue, q, out_t: TensorType) -> SSAValue:
+    """The expressed values (``out_t``) of quantized ``x`` (of type ``q``)."""
     expressed = out_t.element_type
     rank = len(out_t.get_shape())
     per_axis, scale, zp = _params(e, q, rank, expressed)
@@ -84,7 +80,15 @@ def convert_uniform_dequantize(op: Operation, e: Emitter) -> list[SSAValue]:
             s, z = b.scalar(scale, expressed), b.scalar(zp, i64)
         return _dequantize_scalar(b, args[0], q, expressed, s, z)
 
-    return [e.map(ins, out_t, body, maps)]
+    return e.map(ins, out_t, body, maps)
+
+
+def convert_uniform_dequantize(op: Operation, e: Emitter) -> list[SSAValue]:
+    x = op.operands[0]
+    q = quantized(static_type(op, x.type).element_type)
+    if q is None:
+        raise e.error("uniform_dequantize needs a quantized operand")
+    return [dequantize(e, x, q, static_type(op, op.results[0].type))]
 
 
 def convert_uniform_quantize(op: Operation, e: Emitter) -> list[SSAValue]:
@@ -98,9 +102,8 @@ def convert_uniform_quantize(op: Operation, e: Emitter) -> list[SSAValue]:
     rank = len(out_t.get_shape())
     q_in = quantized(in_t.element_type)
     if q_in is not None:  # requantize: dequantize first
-        float_t = TensorType(q_in.expressed, in_t.get_shape())
-        deq = convert_uniform_dequantize(_Fake(op, x, float_t), e)[0]
-        x, in_t = deq, float_t
+        in_t = TensorType(q_in.expressed, in_t.get_shape())
+        x = dequantize(e, x, q_in, in_t)
         if q_in.expressed != expressed:
             raise e.error("requantizing between expressed types is not supported")
     if in_t.element_type != expressed:
@@ -119,16 +122,6 @@ def convert_uniform_quantize(op: Operation, e: Emitter) -> list[SSAValue]:
         return _quantize_scalar(b, args[0], q, expressed, s, zp_f)
 
     return [e.map(ins, storage_t, body, maps)]
-
-
-class _Fake:
-    """An op-like view (operand, result type) for the requantize path."""
-
-    def __init__(self, op: Operation, x: SSAValue, result_t: TensorType):
-        self.operands = [x]
-        self.results = [type("R", (), {"type": result_t})()]
-        self.location = op.location
-        self.name = "stablehlo.uniform_dequantize"
 
 
 CONVERSIONS = {

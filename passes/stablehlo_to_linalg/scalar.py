@@ -211,8 +211,6 @@ def _int_binary(e: Emitter, name: str, a: SSAValue, b: SSAValue, t: Attribute) -
 def _int_power(e: Emitter, a: SSAValue, b: SSAValue, t: Attribute) -> SSAValue:
     # StableHLO: a negative exponent gives 0 (1 and -1 keep their powers);
     # math.ipowi computes the same (MLIR's expansion divides 1 by a^-b).
-    if is_unsigned(t):
-        return e.add(math.IPowIOp(a, b))
     return e.add(math.IPowIOp(a, b))
 
 
@@ -326,7 +324,6 @@ def scalar_op(e: Emitter, op: Operation, args: Sequence[SSAValue], name: str | N
     name = name or op.name
     in_t = op.operands[0].type if op.operands else op.results[0].type
     out_t = op.results[0].type
-    elem = _elem(in_t)
     if name == "stablehlo.convert":
         return convert(e, args[0], in_t, out_t)
     if name == "stablehlo.compare":

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import scf
 from xdsl.dialects import complex as xcomplex
@@ -17,14 +16,12 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IndexType,
-    IntegerAttr,
     TensorType,
     i64,
 )
 from xdsl.dialects.linalg.ops import TransposeOp
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
-from xdsl.rewriter import Rewriter
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from tfrt.dialects import arith
 from tfrt.dialects.fastir import replace_all_uses
@@ -34,9 +31,7 @@ from .common import (
     attr,
     cmp_i,
     d,
-    dims_map,
     element,
-    enum_attr,
     extract_slice,
     insert_slice,
     tensor_reshape,
@@ -49,7 +44,7 @@ from .common import (
     signless,
     static_type,
 )
-from .index_math import to_index
+from .index_math import reverse, to_index
 from .scalar import convert, scalar_op, scalarize_region
 
 
@@ -104,13 +99,11 @@ def _signless_dense(value: DenseIntOrFPElementsAttr) -> DenseIntOrFPElementsAttr
 def convert_iota(op: Operation, e: Emitter) -> list[SSAValue]:
     out_t = _out_type(op)
     dim = int_attr(op, "iota_dimension")
-    elem = out_t.element_type
     orig = op.results[0].type
 
     def body(inner: Emitter, _args):
         i = inner.linalg_index(dim)
-        as_int = inner.add(arith.IndexCastOp(i, i64)) if True else i
-        return convert(inner, as_int, i64, orig)
+        return convert(inner, inner.add(arith.IndexCastOp(i, i64)), i64, orig)
 
     return [e.map([], out_t, body)]
 
@@ -149,18 +142,7 @@ def convert_broadcast(op: Operation, e: Emitter) -> list[SSAValue]:
     return [e.map([x], out_t, lambda inner, args: args[0], [m])]
 
 
-def reshape(e: Emitter, x: SSAValue, out_t: TensorType) -> SSAValue:
-    """``x`` with the static shape of ``out_t`` (row-major order)."""
-    in_shape = shape(x.type)
-    out_shape = tuple(out_t.get_shape())
-    if in_shape == out_shape:
-        return x
-    owner = getattr(x, "op", None)
-    if owner is not None and owner.name == "tensor.reshape":
-        x = owner.operands[0]  # a reshape of a reshape: one
-        if shape(x.type) == out_shape:
-            return x
-    return tensor_reshape(e, x, out_t)
+reshape = tensor_reshape  # ``x`` with the static shape of a type
 
 
 def convert_reshape(op: Operation, e: Emitter) -> list[SSAValue]:
@@ -277,15 +259,8 @@ def convert_pad(op: Operation, e: Emitter) -> list[SSAValue]:
 
 def convert_reverse(op: Operation, e: Emitter) -> list[SSAValue]:
     x = op.operands[0]
-    s = shape(static_type(op, x.type))
-    dims = set(int_list(op, "dimensions"))
-    rank = len(s)
-    exprs = [
-        (AffineConstantExpr(s[i] - 1) - d(i)) if i in dims else d(i)  # type: ignore[operator]
-        for i in range(rank)
-    ]
-    m = AffineMap(rank, 0, tuple(exprs))
-    return [e.map([x], _out_type(op), lambda inner, args: args[0], [m])]
+    static_type(op, x.type)
+    return [reverse(e, x, int_list(op, "dimensions"))]
 
 
 # --------------------------------------------------------------------------
