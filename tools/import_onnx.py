@@ -495,9 +495,10 @@ from tfrt.tools.onnx_ops import OnnxOps  # noqa: E402 - the operators; they use 
 from tfrt.tools.onnx_ops_nn import OnnxOpsNN  # noqa: E402
 from tfrt.tools.onnx_ops_control import OnnxOpsControl, free_names, rename_free  # noqa: E402
 from tfrt.tools.onnx_ops_extra import OnnxOpsExtra  # noqa: E402
+from tfrt.tools.onnx_ops_vision import OnnxOpsVision  # noqa: E402
 
 
-class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra):
+class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsVision):
     def __init__(
         self,
         model,
@@ -1119,8 +1120,10 @@ class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra):
                 raise ImportError_(f"input and weight types {x.dtype} and {wrt.dtype} differ")
         if len(x.shape) == 3 and len(w.shape) == 3:
             return self._conv1d(node, a, x, w, wrt)
+        if len(x.shape) == 5:
+            return self._conv3d(node, a, x, w, wrt)
         if len(x.shape) != 4:
-            raise ImportError_(f"only 1-D and 2-D convolutions are supported (input of rank {len(x.shape)})")
+            raise ImportError_(f"only 1-D, 2-D and 3-D convolutions are supported (input of rank {len(x.shape)})")
         group = a.get("group", 1)
         dil = tuple(a.get("dilations", [1, 1]))
         strides, (pt, pl, pb, pr) = self._window(a, x.shape[2:], w.shape[2:], dil)
@@ -1264,9 +1267,7 @@ class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra):
 
     def op_MaxPool(self, node, a):  # noqa: N802
         if len(node.output) > 1 and node.output[1]:
-            raise ImportError_("the Indices output is not supported")
-        if a.get("storage_order", 0):
-            raise ImportError_("storage_order=1 is not supported")
+            return self._maxpool_indices(node, a)
         return self._pool(node, a, "max")
 
     def op_AveragePool(self, node, a):  # noqa: N802

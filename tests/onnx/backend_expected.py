@@ -31,26 +31,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_strnormalizer_export_monday_insensintive_upper_twodim',
         'test_strnormalizer_nostopwords_nochangecase',
     ],
-    'GridSample: unsupported operator': [
-        'test_gridsample',
-        'test_gridsample_aligncorners_true',
-        'test_gridsample_bicubic',
-        'test_gridsample_bicubic_align_corners_0_additional_1',
-        'test_gridsample_bicubic_align_corners_1_additional_1',
-        'test_gridsample_bilinear',
-        'test_gridsample_bilinear_align_corners_0_additional_1',
-        'test_gridsample_bilinear_align_corners_1_additional_1',
-        'test_gridsample_border_padding',
-        'test_gridsample_nearest',
-        'test_gridsample_nearest_align_corners_0_additional_1',
-        'test_gridsample_nearest_align_corners_1_additional_1',
-        'test_gridsample_reflection_padding',
-        'test_gridsample_volumetric_bilinear_align_corners_0',
-        'test_gridsample_volumetric_bilinear_align_corners_1',
-        'test_gridsample_volumetric_nearest_align_corners_0',
-        'test_gridsample_volumetric_nearest_align_corners_1',
-        'test_gridsample_zeros_padding',
-    ],
     'NonMaxSuppression: unsupported operator': [
         'test_nonmaxsuppression_center_point_box_format',
         'test_nonmaxsuppression_flipped_coordinates',
@@ -137,12 +117,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_castlike_FLOAT16_to_FLOAT4E2M1_expanded',
         'test_castlike_FLOAT_to_FLOAT4E2M1_expanded',
     ],
-    'DeformConv: unsupported operator': [
-        'test_basic_deform_conv_with_padding',
-        'test_basic_deform_conv_without_padding',
-        'test_deform_conv_with_mask_bias',
-        'test_deform_conv_with_multiple_offset_groups',
-    ],
     'Dropout: training mode with a nonzero ratio drops random elements: not supported': [
         'test_training_dropout',
         'test_training_dropout_default',
@@ -169,11 +143,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_bernoulli_double_expanded',
         'test_bernoulli_expanded',
         'test_bernoulli_seed_expanded',
-    ],
-    'RoiAlign: unsupported operator': [
-        'test_roialign_aligned_false',
-        'test_roialign_aligned_true',
-        'test_roialign_mode_max',
     ],
     'SplitToSequence: unsupported operator': [
         'test_split_to_sequence_1',
@@ -209,14 +178,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_det_2d',
         'test_det_nd',
     ],
-    'MaxPool: the Indices output is not supported': [
-        'test_maxpool_with_argmax_2d_precomputed_pads',
-        'test_maxpool_with_argmax_2d_precomputed_strides',
-    ],
-    'MaxUnpool: unsupported operator': [
-        'test_maxunpool_export_with_output_shape',
-        'test_maxunpool_export_without_output_shape',
-    ],
     'STFT: unsupported operator': [
         'test_stft',
         'test_stft_with_window',
@@ -238,9 +199,6 @@ _BY_REASON: dict[str, list[str]] = {
     ],
     "Binarizer: operators of domain 'ai.onnx.ml' are not supported": [
         'test_ai_onnx_ml_binarizer',
-    ],
-    'Conv: only 1-D and 2-D convolutions are supported (input of rank 5)': [
-        'test_convtranspose_3d',
     ],
     "Einsum: equation '...ii->...i' is not supported (ellipses)": [
         'test_einsum_batch_diagonal',
