@@ -65,6 +65,9 @@ GENERIC_ONLY_KERNELS: dict[str, str] = {
     # The tutorial kernels of TFRT's documentation.
     r"tfrt_tutorial\.(create_coordinate|print_coordinate)|vt\.(constant|add|print)":
         "tutorial kernels",
+    # ONNX operators whose result shapes depend on data: tfrt.onnx.staged runs
+    # them between compiled programs, no program op names them.
+    r"tfrt_onnx\.(non_zero|non_max_suppression|compress|unique)": "run between compiled programs",
 }  # fmt: skip
 
 # Ops that are not kernels, and why (each sets BEF_KERNEL = False).

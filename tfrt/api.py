@@ -411,9 +411,15 @@ def load(
         # MLIR (linalg, arith, scf...) goes through the compiler first, and
         # an ONNX model through the importer before that.
         if filename.endswith(".onnx"):
-            from tfrt.tools.import_onnx import import_onnx_file
+            from tfrt.onnx.staged import staged_program
+            from tfrt.tools.import_onnx import import_onnx, load_model
 
-            text = import_onnx_file(filename)
+            model = load_model(filename)
+            # Data-dependent shapes: compiled stages with kernels between them.
+            staged = staged_program(model, work_queue=work_queue, host=host, jit_threshold=jit_threshold)
+            if staged is not None:
+                return staged  # type: ignore[return-value]
+            text = import_onnx(model)
         else:
             text = data.decode("utf-8")
         data = compile_text_to_bef(text, filename)

@@ -495,10 +495,11 @@ from tfrt.tools.onnx_ops import OnnxOps  # noqa: E402 - the operators; they use 
 from tfrt.tools.onnx_ops_nn import OnnxOpsNN  # noqa: E402
 from tfrt.tools.onnx_ops_control import OnnxOpsControl, free_names, rename_free  # noqa: E402
 from tfrt.tools.onnx_ops_extra import OnnxOpsExtra  # noqa: E402
+from tfrt.tools.onnx_ops_dynamic import OnnxOpsDynamic  # noqa: E402
 from tfrt.tools.onnx_ops_vision import OnnxOpsVision  # noqa: E402
 
 
-class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsVision):
+class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic, OnnxOpsVision):
     def __init__(
         self,
         model,
@@ -1309,9 +1310,11 @@ class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsVision):
 
 # Operators never evaluated at import even with constant inputs (their
 # results are random), and those with subgraphs (unrolled by their handlers,
-# which fold what is constant node by node).
+# which fold what is constant node by node), and those whose handlers compute
+# constant inputs with the runtime's kernels (onnx.reference's Unique keeps a
+# sorted order where it is asked not to).
 _NOT_FOLDED = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial",
-                         "Scan", "Loop", "If"})
+                         "Scan", "Loop", "If", "NonZero", "NonMaxSuppression", "Compress", "Unique"})
 
 
 # ---------------------------------------------------------------------------

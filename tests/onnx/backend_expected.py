@@ -31,18 +31,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_strnormalizer_export_monday_insensintive_upper_twodim',
         'test_strnormalizer_nostopwords_nochangecase',
     ],
-    'NonMaxSuppression: unsupported operator': [
-        'test_nonmaxsuppression_center_point_box_format',
-        'test_nonmaxsuppression_flipped_coordinates',
-        'test_nonmaxsuppression_identical_boxes',
-        'test_nonmaxsuppression_iou_threshold_boundary',
-        'test_nonmaxsuppression_limit_output_size',
-        'test_nonmaxsuppression_single_box',
-        'test_nonmaxsuppression_suppress_by_IOU',
-        'test_nonmaxsuppression_suppress_by_IOU_and_scores',
-        'test_nonmaxsuppression_two_batches',
-        'test_nonmaxsuppression_two_classes',
-    ],
     'ImageDecoder: unsupported operator': [
         'test_image_decoder_decode_bmp_rgb',
         'test_image_decoder_decode_jpeg2k_rgb',
@@ -73,15 +61,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_tfidfvectorizer_tf_onlybigrams_skip5',
         'test_tfidfvectorizer_tf_uniandbigrams_skip5',
     ],
-    'Unique: unsupported operator': [
-        'test_unique_bfloat16_sorted_without_axis',
-        'test_unique_length_1',
-        'test_unique_not_sorted_without_axis',
-        'test_unique_sorted_with_axis',
-        'test_unique_sorted_with_axis_3d',
-        'test_unique_sorted_with_negative_axis',
-        'test_unique_sorted_without_axis',
-    ],
     "input 'X': element type STRING is not supported": [
         'test_ai_onnx_ml_label_encoder_string_int',
         'test_ai_onnx_ml_label_encoder_string_int_no_default',
@@ -90,13 +69,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_regex_full_match_basic',
         'test_regex_full_match_email_domain',
         'test_regex_full_match_empty',
-    ],
-    'Compress: unsupported operator': [
-        'test_compress_0',
-        'test_compress_1',
-        'test_compress_bfloat16',
-        'test_compress_default_axis',
-        'test_compress_negative_axis',
     ],
     "input 'optional_input' is of optional type: only tensors are supported": [
         'test_optional_get_element_optional_sequence',
@@ -211,9 +183,6 @@ _BY_REASON: dict[str, list[str]] = {
     ],
     'MelWeightMatrix: unsupported operator': [
         'test_melweightmatrix',
-    ],
-    'NonZero: unsupported operator': [
-        'test_nonzero_example',
     ],
     'OptionalGetElement: unsupported operator': [
         'test_optional_get_element_tensor',

@@ -36,7 +36,7 @@ F, I64 = TensorProto.FLOAT, TensorProto.INT64
 # suite (which takes ~9 s before the first test runs).
 FAST_MODULES = ["gemm", "reducemean", "squeeze", "dropout", "size", "lpnormalization", "flatten", "where",
                 "expand", "pad", "cumsum", "gatherelements", "onehot", "mod", "einsum", "trilu",
-                "bitshift", "cumprod", "lppool", "rmsnormalization", "dequantizelinear", "resize", "scan", "if_", "loop", "bitcast", "qlinearmatmul", "rnn", "topk", "scatterelements", "scatternd", "col2im", "reversesequence"]  # fmt: skip
+                "bitshift", "cumprod", "lppool", "rmsnormalization", "dequantizelinear", "resize", "scan", "if_", "loop", "bitcast", "qlinearmatmul", "rnn", "topk", "scatterelements", "scatternd", "col2im", "reversesequence", "nonzero", "nonmaxsuppression", "compress", "unique"]  # fmt: skip
 
 
 def _fast_cases():

@@ -51,6 +51,11 @@ class TfrtBackendRep(BackendRep):
         self.programs: OrderedDict[tuple, Any] = OrderedDict()
         self.compiles = 0
         self._error = ImportError_
+        # A model with data-dependent shapes (NonZero, NonMaxSuppression,
+        # Compress, Unique) runs as staged programs (tfrt.onnx.staged).
+        from tfrt.onnx.staged import plan
+
+        self.staged = plan(model)
 
     def _check_types(self) -> None:
         for i in self.model.graph.input:
@@ -120,6 +125,10 @@ class TfrtBackendRep(BackendRep):
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:  # noqa: ARG002
         feeds = self._feeds(inputs)
+        if self.staged is not None:
+            outs = self.staged.run(feeds)
+            self.compiles = self.staged.compiles
+            return namedtupledict("Outputs", self.output_names)(*outs)
         prog = self.program_for(feeds)
         args = [feeds[n] for n in self.input_names if n not in self.static]
         res = prog.call("main", *args)
