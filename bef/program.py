@@ -178,6 +178,16 @@ class Function:
             self._columns = self._loader.columns(self)
         return self._columns
 
+    def body_key(self) -> bytes | None:
+        """What decides the body's behaviour, as bytes (the reader's
+        ``body_key``: all but its locations), or None where there is none
+        (in-memory and native functions, or a loader that does not say)."""
+        loader = self._loader
+        if loader is None or self.kind == NATIVE_FUNCTION:
+            return None
+        key = getattr(loader, "body_key", None)
+        return None if key is None else key(self)
+
     def _materialize(self) -> None:
         """Build the per-kernel records from the columns (once)."""
         if self._kernels is not None:

@@ -617,34 +617,60 @@ class _Reader:
         f_start, f_end = self.sections[SectionId.FUNCTIONS]
         n, pos = self._count(start, end, sid, "function", 5)
         entries = []
-        ntypes = len(self.types)
+        append = entries.append
+        types = self.types
+        ntypes = len(types)
+        buf = self.buf
+        vbr = self._vbr
+        kinds = (program.ASYNC_FUNCTION, program.NATIVE_FUNCTION, program.SYNC_FUNCTION)
+        limit = f_end - f_start
+        names: dict[int, str] = {}
+        signatures: dict[tuple[int, ...], tuple] = {}
         for i in range(n):
             at = pos
             if pos >= end:
                 self._fail(sid, pos, "function entry runs past the end of the section")
-            kind = self.buf[pos]
+            kind = buf[pos]
             pos += 1
-            if kind not in (program.ASYNC_FUNCTION, program.NATIVE_FUNCTION, program.SYNC_FUNCTION):
+            if kind not in kinds:
                 self._fail(sid, at, f"function {i} has unknown kind {kind}")
-            offset, pos = self._vbr(pos, end, sid)
+            # One-byte VBRs inline (the common case); the checked reader otherwise.
+            if pos < end and buf[pos] < 0x80:
+                offset = buf[pos]
+                pos += 1
+            else:
+                offset, pos = vbr(pos, end, sid)
             name_at = pos
-            name_offset, pos = self._vbr(pos, end, sid)
-            name = self._string(name_offset, sid, name_at)
+            if pos < end and buf[pos] < 0x80:
+                name_offset = buf[pos]
+                pos += 1
+            else:
+                name_offset, pos = vbr(pos, end, sid)
+            name = names.get(name_offset)
+            if name is None:
+                name = names[name_offset] = self._string(name_offset, sid, name_at)
             signature = []
             for what in ("argument", "result"):
                 count, pos = self._count(pos, end, sid, what)
                 indices = []
                 for _ in range(count):
                     type_at = pos
-                    t, pos = self._vbr(pos, end, sid)
+                    if pos < end and buf[pos] < 0x80:
+                        t = buf[pos]
+                        pos += 1
+                    else:
+                        t, pos = vbr(pos, end, sid)
                     if t >= ntypes:
                         self._fail(sid, type_at, f"type index {t} out of range ({ntypes} types)")
-                    indices.append(self.types[t])
-                signature.append(tuple(indices))
-            limit = f_end - f_start
+                    indices.append(t)
+                key = tuple(indices)
+                sig = signatures.get(key)
+                if sig is None:
+                    sig = signatures[key] = tuple([types[t] for t in indices])
+                signature.append(sig)
             if offset > limit or (kind != program.NATIVE_FUNCTION and offset == limit):
                 self._fail(sid, at, f"function {i} offset {offset} out of range (Functions section has {limit} bytes)")
-            entries.append((kind, offset, name, signature[0], signature[1]))
+            append((kind, offset, name, signature[0], signature[1]))
             if pos > end:
                 self._fail(sid, at, "function entry runs past the end of the section")
         if pos != end:
@@ -660,6 +686,28 @@ class _Reader:
     def _make_function(self, index: int) -> program.Function:
         kind, _offset, name, arg_types, result_types = self.entries[index]
         return program.Function(index, name, kind, arg_types, result_types, loader=self)
+
+    def body_key(self, fn: program.Function) -> bytes | None:
+        """The bytes that decide what function ``fn``'s body does: its header
+        but the location, and every column but LOCATION (None when the body
+        is not where its entry says).  Two functions with the same key and
+        the same signature and kind have the same kernels, operands,
+        attributes and streams (the bodies of an unrolled loop's branches,
+        say): an executor may plan them once.  Nothing is checked here;
+        the first body decoded with a key is checked as always."""
+        offset = self.entries[fn.index][1]
+        pos = self.sections[SectionId.FUNCTIONS][0] + offset
+        end = self._body_bounds.get(offset)
+        buf = self.buf
+        if end is None or pos + 16 > end:
+            return None
+        n, widths = struct.unpack_from("<2I", buf, pos + 4)
+        code = pos + 16
+        loc = (code + n * enc.WIDTH_BYTES[widths & 3] + 3) & ~3
+        rest = (loc + n * enc.WIDTH_BYTES[(widths >> 2) & 3] + 3) & ~3
+        if rest > end:
+            return None
+        return b"".join((buf[pos + 4 : loc], buf[rest:end]))
 
     # Called by program.Function when its body is first needed.
     def columns(self, fn: program.Function) -> program.FunctionColumns:

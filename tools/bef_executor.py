@@ -515,22 +515,23 @@ def _run_all(opts: Options, program: Any, host: Any, sink: Any) -> int:
     for fn in functions:
         if fn is not init:
             status |= _run_function(fn, host, opts, sink)
+    sys.stdout.flush()  # before anything more reaches stderr
     return status
 
 
 def _run_function(fn: Any, host: Any, opts: Options, sink: Any) -> int:
     """Run one function as TFRT's driver does; 1 when its results cannot be
     printed (0 otherwise: runtime errors go to the diagnostics)."""
-    from tfrt.bef import program as bp
-    from tfrt.executor import ProgramLoadError
-
     out = sys.stdout
     if fn.arg_types:
+        # Not flushed: nothing reaches stderr before the next line that is.
         out.write(f"--- Not running '{fn.name}' because it has arguments.\n")
-        out.flush()
         return 0
     if not fn.name:
         return 0
+    from tfrt.bef import program as bp
+    from tfrt.executor import ProgramLoadError
+
     out.write(f"--- Running '{fn.name}':\n")
     out.flush()
     if sink is not None:

@@ -31,9 +31,6 @@ if TYPE_CHECKING:
 
 
 _K_NONE, _K_ONE, _K_TWO, _K_ATTR, _K_GENERAL = 0, 1, 2, 3, 4
-
-
-_K_NONE, _K_ONE, _K_TWO, _K_ATTR, _K_GENERAL = 0, 1, 2, 3, 4
 _FREE_X, _FREE_Y, _DEAD = 1, 2, 4
 
 

@@ -109,7 +109,16 @@ class BEFFunction:
     def _column_plan(self) -> _ColumnPlan | None:
         cp = self._columns
         if cp is False:
-            cp = self._columns = _without_gc(_column_plan, self)
+            key = self.bef_function.body_key()
+            if key is None:
+                cp = _without_gc(_column_plan, self)
+            else:
+                cache = self.program._column_plans
+                key = (self.kind, self.arg_types, self.result_types, key)
+                cp = cache.get(key, False)
+                if cp is False:
+                    cp = cache[key] = _without_gc(_column_plan, self)
+            self._columns = cp
         return cp  # type: ignore[return-value]
 
     @property
@@ -350,6 +359,9 @@ class BEFProgram:
         self.functions: list[BEFFunction | NativeFunction] = []
         self._by_name: dict[str, BEFFunction | NativeFunction] = {}
         self._kernels: _KernelTable | None = None
+        # Column plans by body (bp.Function.body_key): functions whose bodies
+        # differ only in their locations share one plan.
+        self._column_plans: dict[Any, _ColumnPlan | None] = {}
 
     def _kernel_table(self) -> _KernelTable:
         table = self._kernels
@@ -402,6 +414,7 @@ class BEFProgram:
         self.functions = []
         self._by_name = {}
         self._kernels = None
+        self._column_plans = {}
 
     def function(self, name: str) -> BEFFunction | NativeFunction | None:
         return self._by_name.get(name)
