@@ -497,9 +497,10 @@ from tfrt.tools.onnx_ops_control import OnnxOpsControl, free_names, rename_free 
 from tfrt.tools.onnx_ops_extra import OnnxOpsExtra  # noqa: E402
 from tfrt.tools.onnx_ops_dynamic import OnnxOpsDynamic  # noqa: E402
 from tfrt.tools.onnx_ops_vision import OnnxOpsVision  # noqa: E402
+from tfrt.tools.onnx_ops_more import OnnxOpsMore  # noqa: E402
 
 
-class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic, OnnxOpsVision):
+class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic, OnnxOpsVision, OnnxOpsMore):
     def __init__(
         self,
         model,

@@ -904,10 +904,8 @@ class OnnxOps:
         if to == x.dtype:
             return x
         sat = bool(a.get("saturate", 1))
-        if core._elem(to) == "f8E8M0FNU" or core._elem(x.dtype) == "f8E8M0FNU":
-            raise _err("casts to and from FLOAT8E8M0 (ONNX rounds them up by default) are not supported")
-        if core.kind(to) == "f" and core.bits(to) < 8:
-            raise _err(f"casts to {to} (ONNX's rounding and saturation of 4- and 6-bit floats) are not supported")
+        if "f8E8M0FNU" in (core._elem(to), core._elem(x.dtype)) or (core.kind(to) == "f" and core.bits(to) < 8):
+            return self._cast_small_float(node, x, to, a)  # tools/onnx_ops_more.py
         return self.ew([x], x.shape, to, lambda b, a_, el: convert(b, a_[0], x.dtype, to, sat))
 
     def op_Cast(self, node, a):  # noqa: N802
@@ -1729,8 +1727,8 @@ class OnnxOps:
             return self._finish(node, [self._sub(node, "Cast", [r], to=16)])
         lhs, _, rhs = eq.partition("->")
         terms = lhs.split(",")
-        if "." in eq or len(terms) != len(vals):
-            raise _err(f"equation '{eq}' is not supported (ellipses)")
+        if "." in eq or len(terms) != len(vals) or any(len(set(t)) != len(t) for t in terms):
+            return self._einsum_general(node, eq)  # tools/onnx_ops_more.py: ellipses, diagonals
         if not _:
             letters = sorted({c for t in terms for c in t if sum(t2.count(c) for t2 in terms) == 1})
             rhs = "".join(letters)

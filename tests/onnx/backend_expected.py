@@ -77,18 +77,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_optional_has_element_optional_input',
         'test_optional_has_element_tensor_input',
     ],
-    'Cast: casts to and from FLOAT8E8M0 (ONNX rounds them up by default) are not supported': [
-        'test_cast_e8m0_FLOAT16_to_FLOAT8E8M0',
-        'test_cast_e8m0_FLOAT8E8M0_to_FLOAT',
-        'test_cast_e8m0_FLOAT8E8M0_to_FLOAT16',
-        'test_cast_e8m0_FLOAT_to_FLOAT8E8M0',
-    ],
-    "Cast: casts to float4_e2m1fn (ONNX's rounding and saturation of 4- and 6-bit floats) are not supported": [
-        'test_cast_FLOAT16_to_FLOAT4E2M1',
-        'test_cast_FLOAT_to_FLOAT4E2M1',
-        'test_castlike_FLOAT16_to_FLOAT4E2M1_expanded',
-        'test_castlike_FLOAT_to_FLOAT4E2M1_expanded',
-    ],
     'Dropout: training mode with a nonzero ratio drops random elements: not supported': [
         'test_training_dropout',
         'test_training_dropout_default',
@@ -134,25 +122,9 @@ _BY_REASON: dict[str, list[str]] = {
         'test_adam',
         'test_adam_multiple',
     ],
-    "CastLike: casts to float4_e2m1fn (ONNX's rounding and saturation of 4- and 6-bit floats) are not supported": [
-        'test_castlike_FLOAT16_to_FLOAT4E2M1',
-        'test_castlike_FLOAT_to_FLOAT4E2M1',
-    ],
-    'ConvInteger: unsupported operator': [
-        'test_convinteger_with_padding',
-        'test_convinteger_without_padding',
-    ],
     'DFT: the inverse transform of a full complex spectrum is not supported': [
         'test_dft_inverse',
         'test_dft_inverse_opset19',
-    ],
-    'Det: unsupported operator': [
-        'test_det_2d',
-        'test_det_nd',
-    ],
-    'STFT: unsupported operator': [
-        'test_stft',
-        'test_stft_with_window',
     ],
     "TreeEnsemble: operators of domain 'ai.onnx.ml' are not supported": [
         'test_ai_onnx_ml_tree_ensemble_set_membership',
@@ -172,23 +144,14 @@ _BY_REASON: dict[str, list[str]] = {
     "Binarizer: operators of domain 'ai.onnx.ml' are not supported": [
         'test_ai_onnx_ml_binarizer',
     ],
-    "Einsum: equation '...ii->...i' is not supported (ellipses)": [
-        'test_einsum_batch_diagonal',
-    ],
     "If: its body's output 'else_opt' is of optional type: only tensors are supported": [
         'test_if_opt',
     ],
     "If: its body's output 'then_out' is of sequence type: only tensors are supported": [
         'test_if_seq',
     ],
-    'MelWeightMatrix: unsupported operator': [
-        'test_melweightmatrix',
-    ],
     'OptionalGetElement: unsupported operator': [
         'test_optional_get_element_tensor',
-    ],
-    'QLinearConv: unsupported operator': [
-        'test_qlinearconv',
     ],
     "input 'opt_in' is of optional type: only tensors are supported": [
         'test_identity_opt',
