@@ -1,0 +1,74 @@
+"""Functions whose bodies differ only in their locations (the branches of an
+unrolled loop, say) share one column plan; each still reports its own
+source location when a kernel fails."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tfrt.bef.reader import read_bef
+from tfrt.bef.writer import write_bef
+from tfrt.dialects.syntax import parse_module
+from tfrt.executor import BEFProgram
+from tfrt.host_context import HostContext
+
+BIN = Path(sys.executable).parent
+
+
+def blocks(divisors: list[int]) -> str:
+    """@main: one tfrt.if per divisor; its else branch divides by it."""
+    lines = ["func.func @main() -> i32 {", "  %one = tfrt.constant.i32 1", "  %f = tfrt.constant.i1 0",
+             "  %a0 = tfrt.constant.i32 60"]  # fmt: skip
+    for i, d in enumerate(divisors, 1):
+        lines += [
+            f"  %a{i} = tfrt.if %f, %a{i - 1} : (i32) -> i32 {{",
+            f"    tfrt.return %a{i - 1} : i32",
+            "  } else {",
+            f"    %d = tfrt.constant.i32 {d}",
+            f"    %q, %r = tfrt.div.i32 %a{i - 1}, %d",
+            "    tfrt.return %q : i32",
+            "  }",
+        ]
+    lines += [f"  tfrt.return %a{len(divisors)} : i32", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def load(text: str) -> BEFProgram:
+    data = write_bef(parse_module(text, "b.mlir"))
+    return BEFProgram.load(read_bef(data, lazy=True), HostContext())
+
+
+def call(program: BEFProgram):
+    host = program.host
+    fn = program.function("main")
+    results = fn.execute(host.new_execution_context(), [])
+    host.await_values(results)
+    return results[0]
+
+
+def test_identical_bodies_share_one_plan_and_different_ones_do_not():
+    program = load(blocks([2, 2, 5, 2]))  # the third else branch divides by 5
+    assert call(program).value == 60 // 2 // 2 // 5 // 2
+    # Regions run: four else branches, of two distinct bodies.
+    plans = [p for p in program._column_plans.values() if p is not None]
+    assert len(plans) == 2
+    ran = [f for f in program.functions if not f.name and getattr(f, "_columns", False) is not False]
+    assert len(ran) == 4
+    assert len({id(f._columns) for f in ran}) == 2
+
+
+def test_each_shared_body_still_names_its_own_line(tmp_path):
+    text = blocks([3, 0, 0])  # the second and third branches divide by zero
+    src = tmp_path / "b.mlir"
+    src.write_text(text)
+    bef = tmp_path / "b.bef"
+    bef.write_bytes(write_bef(parse_module(text, str(src))))
+    proc = subprocess.run([str(BIN / "bef_executor"), str(bef)], capture_output=True, cwd=tmp_path)
+    err = proc.stderr.decode()
+    # The first failing division is in the second block (line 16); its error
+    # flows into the third block's if, which does not run its branch.
+    assert "b.mlir:16:5: error: unexpected error: runtime error: Divide by zero" in err
+    assert "b.mlir:23:" not in err
+    assert "'main' returned <<error: Divide by zero>>" in proc.stdout.decode()
