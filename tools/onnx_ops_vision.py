@@ -152,7 +152,7 @@ class OnnxOpsVision:
         order = int(a.get("storage_order", 0))
         if order not in (0, 1):
             raise _err(f"storage_order {order} is not defined")
-        strides, dil, pb, pe, out = self._pool_window(a, x.shape[2:], k, bool(a.get("ceil_mode", 0)))
+        strides, dil, pb, _, out = self._pool_window(a, x.shape[2:], k, bool(a.get("ceil_mode", 0)))
         sp = list(x.shape[2:])
         xs = self.em.signless(x)
         kd = core.kind(x.dtype)

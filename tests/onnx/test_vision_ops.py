@@ -20,10 +20,10 @@ onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 
 from onnx import TensorProto, helper  # noqa: E402
+from tfrt.tools.import_onnx import ImportError_, StaticInputNeeded, import_onnx  # noqa: E402
 
 from tfrt.api import ExecutionError  # noqa: E402
 from tfrt.onnx import backend  # noqa: E402
-from tfrt.tools.import_onnx import ImportError_, StaticInputNeeded, import_onnx  # noqa: E402
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 
@@ -141,7 +141,7 @@ def _roi_case(rng, opset, mode, sr, ctm=None, scale=0.8, dtype=np.float32):
     x = rng.standard_normal((2, 3, 10, 12)).astype(dtype)
     rois = np.array([[0, 0, 9, 9], [1.5, 2.2, 8.3, 9.9], [-3, -2, 14, 11], [5, 5, 5.5, 6], [2, 3, 1, 1]], dtype)
     bi = np.array([0, 1, 1, 0, 1], np.int64)
-    at = dict(mode=mode, sampling_ratio=sr, output_height=3, output_width=4, spatial_scale=scale)
+    at = {"mode": mode, "sampling_ratio": sr, "output_height": 3, "output_width": 4, "spatial_scale": scale}
     if ctm:
         at["coordinate_transformation_mode"] = ctm
     return _check("RoiAlign", [("x", x), ("rois", rois), ("bi", bi)], [("y", helper.np_dtype_to_tensor_dtype(np.dtype(dtype)))], opset, **at)
