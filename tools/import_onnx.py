@@ -498,9 +498,10 @@ from tfrt.tools.onnx_ops_extra import OnnxOpsExtra  # noqa: E402
 from tfrt.tools.onnx_ops_dynamic import OnnxOpsDynamic  # noqa: E402
 from tfrt.tools.onnx_ops_vision import OnnxOpsVision  # noqa: E402
 from tfrt.tools.onnx_ops_more import OnnxOpsMore  # noqa: E402
+from tfrt.tools.onnx_ops_ml import OnnxOpsMl  # noqa: E402
 
 
-class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic, OnnxOpsVision, OnnxOpsMore):
+class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic, OnnxOpsVision, OnnxOpsMore, OnnxOpsMl):
     def __init__(
         self,
         model,
@@ -724,7 +725,7 @@ class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic,
         if op == "Identity__folded":
             return
         where = f"node '{node.name}' ({op})"
-        if node.domain not in ("", "ai.onnx"):
+        if node.domain not in ("", "ai.onnx") and not self.ml_handles(node):
             # An operator of another domain (ai.onnx.preview...) is imported
             # through its ONNX function body where it has one.
             if self._expand_function(node):

@@ -52,15 +52,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_sequence_map_identity_2_sequences',
         'test_sequence_map_identity_2_sequences_expanded',
     ],
-    'TfIdfVectorizer: unsupported operator': [
-        'test_tfidfvectorizer_tf_batch_onlybigrams_skip0',
-        'test_tfidfvectorizer_tf_batch_onlybigrams_skip5',
-        'test_tfidfvectorizer_tf_batch_uniandbigrams_skip5',
-        'test_tfidfvectorizer_tf_only_bigrams_skip0',
-        'test_tfidfvectorizer_tf_onlybigrams_levelempty',
-        'test_tfidfvectorizer_tf_onlybigrams_skip5',
-        'test_tfidfvectorizer_tf_uniandbigrams_skip5',
-    ],
     "input 'X': element type STRING is not supported": [
         'test_ai_onnx_ml_label_encoder_string_int',
         'test_ai_onnx_ml_label_encoder_string_int_no_default',
@@ -94,11 +85,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_bernoulli_double',
         'test_bernoulli_seed',
     ],
-    "Momentum: operators of domain 'ai.onnx.preview.training' are not supported": [
-        'test_momentum',
-        'test_momentum_multiple',
-        'test_nesterov_momentum',
-    ],
     'RandomUniformLike: unsupported operator': [
         'test_bernoulli_double_expanded',
         'test_bernoulli_expanded',
@@ -114,21 +100,9 @@ _BY_REASON: dict[str, list[str]] = {
         'test_sequence_map_identity_1_sequence',
         'test_sequence_map_identity_1_sequence_expanded',
     ],
-    "Adagrad: operators of domain 'ai.onnx.preview.training' are not supported": [
-        'test_adagrad',
-        'test_adagrad_multiple',
-    ],
-    "Adam: operators of domain 'ai.onnx.preview.training' are not supported": [
-        'test_adam',
-        'test_adam_multiple',
-    ],
     'DFT: the inverse transform of a full complex spectrum is not supported': [
         'test_dft_inverse',
         'test_dft_inverse_opset19',
-    ],
-    "TreeEnsemble: operators of domain 'ai.onnx.ml' are not supported": [
-        'test_ai_onnx_ml_tree_ensemble_set_membership',
-        'test_ai_onnx_ml_tree_ensemble_single_tree',
     ],
     "input 'in_seq' is of sequence type: only tensors are supported": [
         'test_sequence_map_extract_shapes',
@@ -137,12 +111,6 @@ _BY_REASON: dict[str, list[str]] = {
     "input 'sequence' is of sequence type: only tensors are supported": [
         'test_sequence_insert_at_back',
         'test_sequence_insert_at_front',
-    ],
-    "ArrayFeatureExtractor: operators of domain 'ai.onnx.ml' are not supported": [
-        'test_ai_onnx_ml_array_feature_extractor',
-    ],
-    "Binarizer: operators of domain 'ai.onnx.ml' are not supported": [
-        'test_ai_onnx_ml_binarizer',
     ],
     "If: its body's output 'else_opt' is of optional type: only tensors are supported": [
         'test_if_opt',
