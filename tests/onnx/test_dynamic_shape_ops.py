@@ -338,6 +338,10 @@ def test_api_load_of_an_onnx_path(tmp_path):
         prog.call("main", boxes)
     with pytest.raises(ValueError, match=r"argument 0 \('boxes'\): shape \(1, 3, 4\)"):
         prog.call("main", boxes[:, :3], logits)
+    with pytest.raises(ValueError, match=r"argument 1 \('logits'\): complex64 does not convert to float32"):
+        prog.call("main", boxes, logits + 0j)
+    # A float64 array is rounded to the model's float32, as a program's argument is.
+    _same(prog.call("main", boxes.astype(np.float64), logits), _ort(model, {"boxes": boxes, "logits": logits}))
     # Without such a node the path still loads as one compiled program.
     plain = tmp_path / "relu.onnx"
     onnx.save(_model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", T.FLOAT, [2])], [vi("y", T.FLOAT, [2])]), plain)

@@ -304,9 +304,27 @@ class StagedModel:
             if name:
                 env[name] = v
 
+    def _input(self, i: int, name: str, value: Any) -> np.ndarray:
+        """A graph input as an array of the element type the model declares
+        (cast only as numpy's ``same_kind`` allows, as compiled programs
+        convert their arguments): the kernels see what a program would."""
+        from onnx import helper
+
+        from tfrt.values import ValueSpecError
+
+        arr = np.asarray(value)
+        tt = self.input_info[name].type.tensor_type
+        if tt.elem_type:
+            want = np.dtype(helper.tensor_dtype_to_np_dtype(tt.elem_type))
+            if arr.dtype != want:
+                if not np.can_cast(arr.dtype, want, "same_kind"):
+                    raise ValueSpecError(f"'main' argument {i} ('{name}'): {arr.dtype} does not convert to {want}")
+                arr = arr.astype(want)
+        return arr
+
     def run(self, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
         """The graph's outputs for ``feeds`` (every graph input by name)."""
-        env: dict[str, np.ndarray] = {n: np.asarray(feeds[n]) for n in self.input_names}
+        env: dict[str, np.ndarray] = {n: self._input(i, n, feeds[n]) for i, n in enumerate(self.input_names)}
         stages = {s.level: s for s in self.stages}
         for level in range(self.depth):
             stage = stages.get(level)
@@ -372,8 +390,6 @@ class StagedProgram:
         return [self.function]
 
     def _convert(self, args: Sequence[Any]) -> dict[str, np.ndarray]:
-        from onnx import helper
-
         from tfrt.values import ValueSpecError
 
         names = self.staged.input_names
@@ -381,14 +397,8 @@ class StagedProgram:
             raise TypeError(f"'{self.function}' takes {len(names)} arguments ({len(args)} given)")
         feeds = {}
         for i, (n, a) in enumerate(zip(names, args)):
-            arr = np.asarray(a)
+            arr = self.staged._input(i, n, a)
             tt = self.staged.input_info[n].type.tensor_type
-            if tt.elem_type:
-                want = np.dtype(helper.tensor_dtype_to_np_dtype(tt.elem_type))
-                if arr.dtype != want:
-                    if not np.can_cast(arr.dtype, want, "same_kind"):
-                        raise ValueSpecError(f"'{self.function}' argument {i} ('{n}'): {arr.dtype} does not convert to {want}")
-                    arr = arr.astype(want)
             if tt.HasField("shape"):
                 dims = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
                 if len(dims) != arr.ndim or any(d is not None and d != s for d, s in zip(dims, arr.shape)):
