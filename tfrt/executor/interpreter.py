@@ -324,7 +324,16 @@ class _Execution:
                 results = [err] * n
             elif kp.simple:
                 try:
-                    out = kp.fn(*kp.attrs, *[x.value for x in args])
+                    # By arity: a list comprehension is a function call on 3.11.
+                    m = len(args)
+                    if m == 2:
+                        out = kp.fn(*kp.attrs, args[0].value, args[1].value)
+                    elif m == 1:
+                        out = kp.fn(*kp.attrs, args[0].value)
+                    elif m == 0:
+                        out = kp.fn(*kp.attrs)
+                    else:
+                        out = kp.fn(*kp.attrs, *[x.value for x in args])
                 except BaseException as exc:
                     results = [_fail(kp, exec_ctx, exc)] * n
                 else:
