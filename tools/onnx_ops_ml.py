@@ -16,7 +16,9 @@ ArrayFeatureExtractor, TreeEnsemble (ai.onnx.ml opset 5), TfIdfVectorizer
   per target, rounded once.
 * TfIdfVectorizer: the pool of n-grams is known at import; for each n-gram
   length and skip, the shifted windows of the input are compared with every
-  pooled n-gram of that length and the matches counted (int64), then weighted.
+  pooled n-gram of that length and the matches counted (int64), then weighted
+  (the i-th weight is the i-th pooled n-gram's, as the spec says and
+  onnxruntime does; ONNX's reference takes the i-th output column's).
 
 Mixed into ``tools.import_onnx.Importer``.
 """
@@ -31,6 +33,8 @@ from tfrt.tools.onnx_ops import Body, convert, el_of
 _F64 = np.dtype(np.float64)
 _I64 = np.dtype(np.int64)
 _BOOL = np.dtype(np.bool_)
+# The optimizers' default epsilon (a float attribute: 1e-6 rounded to f32).
+_EPS = float(np.float32(1e-6))
 
 # The domains whose operators this file imports (others stay refused).
 _DOMAIN_OPS = {
@@ -104,7 +108,7 @@ class OnnxOpsMl:
 
     def op_Adagrad(self, node, a):  # noqa: N802
         r, t, (xs, gs, hs) = self._optimizer_inputs(node, 3)
-        nc, eps, decay = float(a.get("norm_coefficient", 0.0)), float(a.get("epsilon", 0.0)), float(a.get("decay_factor", 0.0))
+        nc, eps, decay = float(a.get("norm_coefficient", 0.0)), float(a.get("epsilon", _EPS)), float(a.get("decay_factor", 0.0))
 
         def common(b, x, g, h, dt):
             el = el_of(dt)
@@ -136,8 +140,9 @@ class OnnxOpsMl:
 
     def op_Adam(self, node, a):  # noqa: N802
         r, t, (xs, gs, vs, hs) = self._optimizer_inputs(node, 4)
-        alpha, beta = float(a.get("alpha", 0.9)), float(a.get("beta", 0.999))
-        eps, nc, ncp = float(a.get("epsilon", 0.0)), float(a.get("norm_coefficient", 0.0)), float(a.get("norm_coefficient_post", 0.0))
+        # (The defaults are float attributes: 0.9 and 0.999 rounded to f32.)
+        alpha, beta = float(a.get("alpha", np.float32(0.9))), float(a.get("beta", np.float32(0.999)))
+        eps, nc, ncp = float(a.get("epsilon", _EPS)), float(a.get("norm_coefficient", 0.0)), float(a.get("norm_coefficient_post", 0.0))
 
         def moments(b, x, g, v, h, dt):
             el = el_of(dt)
@@ -158,8 +163,10 @@ class OnnxOpsMl:
                 vn, hn = moments(b, xv, gv, vv, hv, dt)
                 hsq = b.op("arith.addf", b.op("math.sqrt", hn, t=el), b.const(eps, dt), t=el)
                 q = b.op("arith.divf", vn, hsq, t=el)
-                # T > 0: R * sqrt(1 - beta^T) / (1 - alpha^T), in f64.
-                t64 = b.line(f"arith.sitofp {tv} : i64 to f64")
+                # T > 0: R * sqrt(1 - beta^T) / (1 - alpha^T), in f64 (taken
+                # with T at least 1: where T <= 0 the other value is chosen).
+                tpos = b.op("arith.maxsi", tv, b.const(1, _I64), t="i64")
+                t64 = b.line(f"arith.sitofp {tpos} : i64 to f64")
                 one = b.const(1.0, _F64)
                 pb = b.op("math.powf", b.const(beta, _F64), t64, t="f64")
                 pa = b.op("math.powf", b.const(alpha, _F64), t64, t="f64")
@@ -479,8 +486,6 @@ class OnnxOpsMl:
         if indexes.size == 0 or np.any(indexes < 0):
             raise _err("ngram_indexes must be non-negative (and not empty)")
         out_size = int(indexes.max()) + 1
-        if weights.size and weights.size < out_size:
-            raise _err(f"{weights.size} weights for an output of {out_size}")
         # The pooled n-grams by length: (their n-gram number, the n-grams).
         grams: dict[int, tuple[list[int], np.ndarray]] = {}
         number = 0
@@ -496,6 +501,18 @@ class OnnxOpsMl:
             number += k
         if number > indexes.size:
             raise _err(f"{number} n-grams in the pool, {indexes.size} ngram_indexes")
+        if weights.size and weights.size < number:
+            raise _err(f"{weights.size} weights for {number} n-grams in the pool")
+        # The weight of the i-th pooled n-gram (the spec; onnxruntime does the
+        # same) on the output column it counts in.
+        wcol = np.ones(out_size, np.float32)
+        if weights.size:
+            seen: dict[int, float] = {}
+            for gid in range(number):
+                o = int(indexes[gid])
+                if o in seen and seen[o] != weights[gid]:
+                    raise _err(f"n-grams of different weights count in output column {o}")
+                seen[o] = wcol[o] = weights[gid]
         rows = x if len(x.shape) == 2 else self.em.reshape(x, (1, x.shape[0]))
         rows = self.ew([rows], rows.shape, _I64, lambda b, args, el: convert(b, args[0], x.dtype, _I64))
         nb, c = rows.shape
@@ -537,7 +554,7 @@ class OnnxOpsMl:
         else:
             freq = self.em.constant(np.zeros((nb, out_size), np.int64))
         f32 = np.dtype(np.float32)
-        w = self.em.constant(weights[:out_size] if weights.size else np.ones(out_size, np.float32))
+        w = self.em.constant(wcol)
 
         def weigh(b, args, el):
             f = b.line(f"arith.sitofp {args[0]} : i64 to f32")
