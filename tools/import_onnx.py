@@ -499,9 +499,11 @@ from tfrt.tools.onnx_ops_dynamic import OnnxOpsDynamic  # noqa: E402
 from tfrt.tools.onnx_ops_vision import OnnxOpsVision  # noqa: E402
 from tfrt.tools.onnx_ops_more import OnnxOpsMore  # noqa: E402
 from tfrt.tools.onnx_ops_ml import OnnxOpsMl  # noqa: E402
+from tfrt.tools.onnx_ops_seq import SEQUENCE_OPS, NotATensor, OnnxOpsSeq  # noqa: E402
 
 
-class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic, OnnxOpsVision, OnnxOpsMore, OnnxOpsMl):
+class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic, OnnxOpsVision, OnnxOpsMore, OnnxOpsMl,
+               OnnxOpsSeq):
     def __init__(
         self,
         model,
@@ -542,7 +544,10 @@ class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic,
                 copy = onnx.ValueInfoProto()
                 copy.CopyFrom(i)
                 self.inputs.append(copy)
+        self.input_shapes = dict(input_shapes or {})  # (a sequence's or optional's spec: onnx_ops_seq)
         for inp in self.inputs:
+            if not inp.type.HasField("tensor_type"):
+                continue  # sequences and optionals: seq_graph_input
             given = (input_shapes or {}).get(inp.name)
             dims = inp.type.tensor_type.shape.dim
             if batch is not None and given is None and dims and not (dims[0].HasField("dim_value") and dims[0].dim_value > 0):
@@ -631,8 +636,8 @@ class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic,
         args = []
         for i, inp in enumerate(self.inputs):
             if not inp.type.HasField("tensor_type"):
-                what = inp.type.WhichOneof("value") or "untyped"
-                raise ImportError_(f"input '{inp.name}' is of {what.replace('_type', '')} type: only tensors are supported")
+                self.seq_graph_input(inp, args)  # its elements become arguments (or an error)
+                continue
             tt = inp.type.tensor_type
             if not tt.HasField("shape"):
                 raise ImportError_(f"input '{inp.name}' has no shape: give a static shape with --input-shape {inp.name}=D0,D1,...")
@@ -648,7 +653,7 @@ class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic,
                     )
             dtype = self.dtype(self.np_type(tt.elem_type, f"input '{inp.name}'"))
             _elem(dtype)
-            v = Value(f"%arg{i}", tuple(dims), dtype)
+            v = Value(f"%arg{len(args)}", tuple(dims), dtype)
             self.values[inp.name] = v
             args.append(v)
         self._fold_batch_norms()
@@ -659,6 +664,8 @@ class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic,
             self.node(node)
         results = []
         for out in self.graph.output:
+            if self.seq_graph_output(out, results):
+                continue  # a sequence or an optional, flattened
             what = out.type.WhichOneof("value")
             if what not in (None, "tensor_type"):
                 raise ImportError_(f"graph output '{out.name}' is of {what.replace('_type', '')} type: only tensors are supported")
@@ -684,7 +691,7 @@ class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic,
         sig = ", ".join(f"{a.name}: {a.type}" for a in args)
         res_t = ", ".join(r.type for r in results)
         head = f"func.func @{self.function}({sig}) -> ({res_t}) {{"
-        ret = f"  return {', '.join(r.name for r in results)} : {res_t}"
+        ret = f"  return {', '.join(r.name for r in results)} : {res_t}" if results else "  return"
         return head + "\n" + "\n".join(self.em.lines) + "\n" + ret + "\n}\n"
 
     def _fold_batch_norms(self) -> None:
@@ -784,7 +791,7 @@ class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic,
             # A node the handler's assumptions do not hold for (a missing
             # attribute or input): reported at the node, not as a traceback.
             raise ImportError_(f"node '{node.name}' ({op}): cannot import: {type(exc).__name__}: {exc}") from None
-        if isinstance(outs, (Value, np.ndarray)):
+        if isinstance(outs, (Value, np.ndarray, NotATensor)):  # (NotATensor: a sequence or an optional)
             outs = [outs]
         for i, name in enumerate(node.output):
             if not name:
@@ -1316,7 +1323,7 @@ class Importer(OnnxOps, OnnxOpsNN, OnnxOpsControl, OnnxOpsExtra, OnnxOpsDynamic,
 # constant inputs with the runtime's kernels (onnx.reference's Unique keeps a
 # sorted order where it is asked not to).
 _NOT_FOLDED = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial",
-                         "Scan", "Loop", "If", "NonZero", "NonMaxSuppression", "Compress", "Unique"})
+                         "Scan", "Loop", "If", "NonZero", "NonMaxSuppression", "Compress", "Unique"}) | SEQUENCE_OPS
 
 
 # ---------------------------------------------------------------------------

@@ -132,7 +132,7 @@ class OnnxOpsControl:
         outs = []
         for o in graph.output:
             what = o.type.WhichOneof("value")
-            if what not in (None, "tensor_type"):
+            if what not in (None, "tensor_type", "sequence_type", "optional_type"):  # (onnx_ops_seq)
                 raise _err(f"its body's output '{o.name}' is of {what.replace('_type', '')} type: only tensors are supported")
             name = rn(o.name)
             if name not in self.consts and name not in self.values and name in defined:
