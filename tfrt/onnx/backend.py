@@ -47,6 +47,10 @@ class TfrtBackendRep(BackendRep):
         # also listed as inputs keep their stored values unless given).
         self.input_names = [i.name for i in model.graph.input if i.name not in inits]
         self.output_names = [o.name for o in model.graph.output]
+        # Sequence and optional inputs (lists, None): their elements are the
+        # program's arguments and their lengths part of its signature.
+        self.types = {i.name: i.type for i in model.graph.input}
+        self.structured = {n for n in self.input_names if self.types[n].WhichOneof("value") in ("sequence_type", "optional_type")}
         self.static: set[str] = set()  # inputs the program is specialized on
         self.programs: OrderedDict[tuple, Any] = OrderedDict()
         self.compiles = 0
@@ -59,7 +63,7 @@ class TfrtBackendRep(BackendRep):
 
     def _check_types(self) -> None:
         for i in self.model.graph.input:
-            if i.name in self.input_names and not i.type.HasField("tensor_type"):
+            if i.name in self.input_names and i.type.WhichOneof("value") not in ("tensor_type", "sequence_type", "optional_type"):
                 what = (i.type.WhichOneof("value") or "untyped").replace("_type", "")
                 raise self._error(f"input '{i.name}' is of {what} type: only tensors are supported")
 
@@ -72,17 +76,26 @@ class TfrtBackendRep(BackendRep):
             missing = [n for n in self.input_names if n not in inputs]
             if missing:
                 raise ValueError(f"missing input(s) {missing}")
-            return {n: np.asarray(inputs[n]) for n in self.input_names}
+            return {n: inputs[n] if n in self.structured else np.asarray(inputs[n]) for n in self.input_names}
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
         inputs = list(inputs)
         if len(inputs) != len(self.input_names):
             raise ValueError(f"{len(inputs)} inputs given, the model takes {len(self.input_names)} ({self.input_names})")
-        return {n: np.asarray(v) for n, v in zip(self.input_names, inputs)}
+        return {n: v if n in self.structured else np.asarray(v) for n, v in zip(self.input_names, inputs)}
+
+    def _spec(self, feeds: dict[str, Any], n: str) -> tuple:
+        """A sequence or optional input's spec and arrays (onnx_ops_seq.feed)."""
+        from tfrt.tools.onnx_ops_seq import feed
+
+        return feed(feeds[n], self.types[n], f"input '{n}'")
 
     def _key(self, feeds: dict[str, np.ndarray]) -> tuple:
         parts = []
         for n in self.input_names:
+            if n in self.structured:
+                parts.append((n, self._spec(feeds, n)[0]))
+                continue
             a = feeds[n]
             if n in self.static:
                 parts.append((n, a.dtype.str, a.shape, a.tobytes()))
@@ -106,35 +119,52 @@ class TfrtBackendRep(BackendRep):
 
     def _compile(self, feeds: dict[str, np.ndarray]):
         import tfrt.api
-        from tfrt.tools.import_onnx import StaticInputNeeded, import_onnx
+        from tfrt.tools.import_onnx import Importer, StaticInputNeeded
 
         while True:
-            shapes = {n: tuple(a.shape) for n, a in feeds.items() if n not in self.static}
+            shapes = {n: self._spec(feeds, n)[0] if n in self.structured else tuple(a.shape)
+                      for n, a in feeds.items() if n not in self.static}  # fmt: skip
             statics = {n: feeds[n] for n in self.static}
             try:
-                text = import_onnx(self.model, input_shapes=shapes, static_inputs=statics)
+                imp = Importer(self.model, input_shapes=shapes, static_inputs=statics)
+                imp.flatten_sequences = True  # sequence and optional outputs come back as lists and None
+                text = imp.run()
             except StaticInputNeeded as exc:
                 new = set(exc.inputs) - self.static
                 if not new:
                     raise
+                if new & self.structured:
+                    raise self._error(f"{exc} (specializing on the values of a sequence or optional is not supported)") from None
                 self.static |= new
                 continue
             break
         self.compiles += 1
-        return tfrt.api.load(text)
+        prog = tfrt.api.load(text)
+        prog.output_layout = imp.output_layout  # how the flat results regroup into the graph's outputs
+        return prog
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:  # noqa: ARG002
         feeds = self._feeds(inputs)
         if self.staged is not None:
+            if self.structured:
+                raise self._error("sequence and optional inputs of a model with data-dependent shapes (staged) are not supported")
             outs = self.staged.run(feeds)
             self.compiles = self.staged.compiles
             return namedtupledict("Outputs", self.output_names)(*outs)
         prog = self.program_for(feeds)
-        args = [feeds[n] for n in self.input_names if n not in self.static]
+        args = []
+        for n in self.input_names:
+            if n in self.structured:
+                args += self._spec(feeds, n)[1]
+            elif n not in self.static:
+                args.append(feeds[n])
         res = prog.call("main", *args)
+        layout = prog.output_layout
         if not isinstance(res, tuple):
-            res = (res,) if len(self.output_names) == 1 else tuple(res or ())
-        outs = [np.asarray(r) for r in res]
+            res = (res,) if len(layout) == 1 and layout[0] == "tensor" else () if res is None else (res,)
+        from tfrt.tools.onnx_ops_seq import regroup
+
+        outs = regroup(layout, [np.asarray(r) for r in res])
         return namedtupledict("Outputs", self.output_names)(*outs)
 
 
