@@ -42,16 +42,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_image_decoder_decode_tiff_rgb',
         'test_image_decoder_decode_webp_rgb',
     ],
-    "input 'x0' is of sequence type: only tensors are supported": [
-        'test_sequence_map_add_1_sequence_1_tensor',
-        'test_sequence_map_add_1_sequence_1_tensor_expanded',
-        'test_sequence_map_add_2_sequences',
-        'test_sequence_map_add_2_sequences_expanded',
-        'test_sequence_map_identity_1_sequence_1_tensor',
-        'test_sequence_map_identity_1_sequence_1_tensor_expanded',
-        'test_sequence_map_identity_2_sequences',
-        'test_sequence_map_identity_2_sequences_expanded',
-    ],
     "input 'X': element type STRING is not supported": [
         'test_ai_onnx_ml_label_encoder_string_int',
         'test_ai_onnx_ml_label_encoder_string_int_no_default',
@@ -61,24 +51,11 @@ _BY_REASON: dict[str, list[str]] = {
         'test_regex_full_match_email_domain',
         'test_regex_full_match_empty',
     ],
-    "input 'optional_input' is of optional type: only tensors are supported": [
-        'test_optional_get_element_optional_sequence',
-        'test_optional_get_element_optional_tensor',
-        'test_optional_has_element_empty_optional_input',
-        'test_optional_has_element_optional_input',
-        'test_optional_has_element_tensor_input',
-    ],
     'Dropout: training mode with a nonzero ratio drops random elements: not supported': [
         'test_training_dropout',
         'test_training_dropout_default',
         'test_training_dropout_default_mask',
         'test_training_dropout_mask',
-    ],
-    'OptionalHasElement: unsupported operator': [
-        'test_optional_has_element_empty_no_input_name_optional_input',
-        'test_optional_has_element_empty_no_input_name_tensor_input',
-        'test_optional_has_element_empty_no_input_optional_input',
-        'test_optional_has_element_empty_no_input_tensor_input',
     ],
     'Bernoulli: in its function body: RandomUniformLike: unsupported operator': [
         'test_bernoulli',
@@ -90,48 +67,9 @@ _BY_REASON: dict[str, list[str]] = {
         'test_bernoulli_expanded',
         'test_bernoulli_seed_expanded',
     ],
-    'SplitToSequence: unsupported operator': [
-        'test_split_to_sequence_1',
-        'test_split_to_sequence_2',
-        'test_split_to_sequence_nokeepdims',
-    ],
-    "input 'x' is of sequence type: only tensors are supported": [
-        'test_identity_sequence',
-        'test_sequence_map_identity_1_sequence',
-        'test_sequence_map_identity_1_sequence_expanded',
-    ],
     'DFT: the inverse transform of a full complex spectrum is not supported': [
         'test_dft_inverse',
         'test_dft_inverse_opset19',
-    ],
-    "input 'in_seq' is of sequence type: only tensors are supported": [
-        'test_sequence_map_extract_shapes',
-        'test_sequence_map_extract_shapes_expanded',
-    ],
-    "input 'sequence' is of sequence type: only tensors are supported": [
-        'test_sequence_insert_at_back',
-        'test_sequence_insert_at_front',
-    ],
-    "If: its body's output 'else_opt' is of optional type: only tensors are supported": [
-        'test_if_opt',
-    ],
-    "If: its body's output 'then_out' is of sequence type: only tensors are supported": [
-        'test_if_seq',
-    ],
-    'OptionalGetElement: unsupported operator': [
-        'test_optional_get_element_tensor',
-    ],
-    "input 'opt_in' is of optional type: only tensors are supported": [
-        'test_identity_opt',
-    ],
-    "input 'opt_seq' is of optional type: only tensors are supported": [
-        'test_loop16_seq_none',
-    ],
-    "input 'optional_input' is of sequence type: only tensors are supported": [
-        'test_optional_get_element_sequence',
-    ],
-    "input 'seq_empty' is of sequence type: only tensors are supported": [
-        'test_loop13_seq',
     ],
 }
 

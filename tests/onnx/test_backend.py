@@ -59,6 +59,13 @@ def _arrays(values):
     return [numpy_helper.to_array(v) if isinstance(v, TensorProto) else v for v in values]
 
 
+def _seqs(values):
+    """ONNX's runner compares a sequence's elements as lists of outputs (it
+    takes their len()), which a 0-d element is not: each element is given to
+    it as a list of one."""
+    return [[[e] for e in v] if isinstance(v, list) else v for v in values]
+
+
 @pytest.mark.parametrize("name", sorted(FAST))
 def test_onnx_node_subset(name):
     """ONNX's node tests of the families above, compared as ONNX's runner
@@ -73,7 +80,7 @@ def test_onnx_node_subset(name):
             rep.run(_arrays(case.data_sets[0][0]))
         return
     for ins, outs in case.data_sets:
-        Runner.assert_similar_outputs(_arrays(outs), list(rep.run(_arrays(ins))), rtol=case.rtol, atol=case.atol)
+        Runner.assert_similar_outputs(_seqs(_arrays(outs)), _seqs(list(rep.run(_arrays(ins)))), rtol=case.rtol, atol=case.atol)
 
 
 def test_the_fast_subset_is_not_empty():
@@ -92,6 +99,9 @@ def test_onnx_backend_suite(tmp_path, monkeypatch):
     bt.exclude(r"^OnnxBackend(Simple|PyTorchConverted|PyTorchOperator)")
     for n in EXPECTED_FAILURES:
         bt.xfail(f"^{n}_cpu$")
+    # Passes (test_onnx_node_subset checks it), but ONNX's runner cannot
+    # compare its expected sequence, whose first element is 0-d.
+    bt.xfail("^test_loop16_seq_none_cpu$")
     suite = unittest.TestSuite()
     for cls in (bt.test_cases["OnnxBackendNodeModelTest"], bt.test_cases["OnnxBackendRealModelTest"]):
         suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(cls))
