@@ -402,12 +402,16 @@ def bench_end_to_end(sizes: tuple[int, int], repeat: int, baseline: str | None =
     import resource
 
     def process(cmd: list[str]) -> tuple[float, float]:
-        """Best wall time and best CPU time (user + system) of the child."""
+        """Best wall time and best CPU time (user + system) of the child.
+
+        It runs in the files' folder: a baseline given as ``python -c ...``
+        with its build on PYTHONPATH would import this checkout's ``tfrt/``
+        from the current folder (``-c`` puts it first on sys.path)."""
         wall = cpu = float("inf")
         for _ in range(repeat):
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=tmp)
             wall = min(wall, time.perf_counter() - t0)
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu = min(cpu, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
