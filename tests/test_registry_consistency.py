@@ -68,6 +68,9 @@ GENERIC_ONLY_KERNELS: dict[str, str] = {
     # ONNX operators whose result shapes depend on data: tfrt.onnx.staged runs
     # them between compiled programs, no program op names them.
     r"tfrt_onnx\.(non_zero|non_max_suppression|compress|unique)": "run between compiled programs",
+    # Kernels over string tensors (tfrt.onnx.strings), likewise.
+    r"tfrt_onnx\.(string_concat|string_equal|string_split|string_normalizer|regex_full_match|cast_to_string"
+    r"|cast_from_string|label_encoder|category_mapper|move)": "run between compiled programs",
 }  # fmt: skip
 
 # Ops that are not kernels, and why (each sets BEF_KERNEL = False).

@@ -10,27 +10,6 @@ the reason): none is a wrong answer.
 EXPECTED_FAILURES: dict[str, str] = {}
 
 _BY_REASON: dict[str, list[str]] = {
-    "input 'x': element type STRING is not supported": [
-        'test_equal_string',
-        'test_equal_string_broadcast',
-        'test_string_concat',
-        'test_string_concat_broadcasting',
-        'test_string_concat_empty_string',
-        'test_string_concat_utf8',
-        'test_string_concat_zero_dimensional',
-        'test_string_split_basic',
-        'test_string_split_consecutive_delimiters',
-        'test_string_split_empty_string_delimiter',
-        'test_string_split_empty_tensor',
-        'test_string_split_maxsplit',
-        'test_string_split_no_delimiter',
-        'test_strnormalizer_export_monday_casesensintive_lower',
-        'test_strnormalizer_export_monday_casesensintive_nochangecase',
-        'test_strnormalizer_export_monday_casesensintive_upper',
-        'test_strnormalizer_export_monday_empty_output',
-        'test_strnormalizer_export_monday_insensintive_upper_twodim',
-        'test_strnormalizer_nostopwords_nochangecase',
-    ],
     'ImageDecoder: unsupported operator': [
         'test_image_decoder_decode_bmp_rgb',
         'test_image_decoder_decode_jpeg2k_rgb',
@@ -41,15 +20,6 @@ _BY_REASON: dict[str, list[str]] = {
         'test_image_decoder_decode_pnm_rgb',
         'test_image_decoder_decode_tiff_rgb',
         'test_image_decoder_decode_webp_rgb',
-    ],
-    "input 'X': element type STRING is not supported": [
-        'test_ai_onnx_ml_label_encoder_string_int',
-        'test_ai_onnx_ml_label_encoder_string_int_no_default',
-        'test_ai_onnx_ml_label_encoder_tensor_mapping',
-        'test_ai_onnx_ml_label_encoder_tensor_value_only_mapping',
-        'test_regex_full_match_basic',
-        'test_regex_full_match_email_domain',
-        'test_regex_full_match_empty',
     ],
     'Dropout: training mode with a nonzero ratio drops random elements: not supported': [
         'test_training_dropout',

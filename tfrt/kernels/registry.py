@@ -536,7 +536,7 @@ KERNEL_MODULES_BY_DIALECT: dict[str, tuple[str, ...]] = {
     "corert": (_K + "corert",),
     "corert_sync": (_K + "corert_sync",),
     "tfrt_tensor": (_K + "tfrt_tensor",),
-    "tfrt_onnx": (_K + "dynamic_shape",),
+    "tfrt_onnx": (_K + "dynamic_shape", _K + "strings"),
 }
 NATIVE_FUNCTION_MODULES = (_K + "native",)
 # Kernels over the device plug-ins (tfrt.devices): a failure to load them

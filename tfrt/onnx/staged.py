@@ -74,13 +74,18 @@ def _is_const(name: str, inits: set[str], constants: dict[str, Any]) -> bool:
 def _staged_nodes(model) -> list:
     """The main graph's data-dependent nodes that must run between programs
     (those the importer cannot do inside one: see ``tools/onnx_ops_dynamic``)."""
+    from tfrt.onnx.strings import host_nodes
     from tfrt.tools.onnx_ops_dynamic import DATA_DEPENDENT
 
     graph = model.graph
     inits = {t.name for t in graph.initializer}
     constants = {o: n for n in graph.node if n.op_type == "Constant" for o in n.output}
-    out = []
+    # Nodes on string tensors (tfrt.onnx.strings) run on the host, constant inputs or not.
+    out = host_nodes(model)
+    hosted = {id(n) for n in out}
     for node in graph.node:
+        if id(node) in hosted:
+            continue
         if node.op_type not in DATA_DEPENDENT or node.domain not in ("", "ai.onnx"):
             continue
         ins = [n for n in node.input if n]
@@ -293,11 +298,13 @@ class StagedModel:
     def _run_kernel(self, node, env: dict[str, np.ndarray]) -> None:
         from tfrt.api import ExecutionError
         from tfrt.async_value import ErrorInfo
+        from tfrt.onnx.strings import evaluate as host_evaluate
+        from tfrt.onnx.strings import is_host_op
         from tfrt.tools.onnx_ops_dynamic import KernelFailed, evaluate
 
         arrays = [self._value(env, n, node) if n else None for n in node.input]
         try:
-            outs = evaluate(node, arrays)
+            outs = (host_evaluate if is_host_op(node) else evaluate)(node, arrays)
         except KernelFailed as exc:
             raise ExecutionError("main", ErrorInfo(f"node '{node.name}' ({node.op_type}): {exc}")) from None
         for name, v in zip(node.output, outs):
@@ -316,6 +323,14 @@ class StagedModel:
         tt = self.input_info[name].type.tensor_type
         if tt.elem_type:
             want = np.dtype(helper.tensor_dtype_to_np_dtype(tt.elem_type))
+            if want == object:  # STRING: an object array of str
+                from tfrt.kernels.registry import KernelError
+                from tfrt.kernels.strings import as_strings
+
+                try:
+                    return as_strings(arr, "the argument")
+                except KernelError as exc:
+                    raise ValueSpecError(f"'main' argument {i} ('{name}'): {exc.message}") from None
             if arr.dtype != want:
                 if not np.can_cast(arr.dtype, want, "same_kind"):
                     raise ValueSpecError(f"'main' argument {i} ('{name}'): {arr.dtype} does not convert to {want}")
