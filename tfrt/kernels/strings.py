@@ -65,7 +65,9 @@ def as_strings(x: Any, what: str = "the input") -> np.ndarray:
             try:
                 flat[i] = bytes(v).decode("utf-8")
             except UnicodeDecodeError:
-                raise KernelError(f"{what} holds bytes that are not UTF-8: {bytes(v)[:20]!r}") from None
+                raise KernelError(
+                    f"{what} holds bytes that are not UTF-8: {bytes(v)[:20]!r}"
+                ) from None
         elif isinstance(v, np.str_):
             flat[i] = str(v)
         else:
@@ -101,7 +103,9 @@ def string_equal(x: Any, y: Any) -> np.ndarray:
 
 
 @kernel("tfrt_onnx.string_split", attrs=("any", "any"))
-def string_split(delimiter: str | None, maxsplit: int | None, x: Any) -> tuple[np.ndarray, np.ndarray]:
+def string_split(
+    delimiter: str | None, maxsplit: int | None, x: Any
+) -> tuple[np.ndarray, np.ndarray]:
     """Each string split at ``delimiter`` (at runs of whitespace, leading
     and trailing ones ignored, where it is None or empty), at most
     ``maxsplit`` times: the substrings, padded with empty strings to the
@@ -122,11 +126,23 @@ def string_split(delimiter: str | None, maxsplit: int | None, x: Any) -> tuple[n
 
 
 # The locales whose case mapping is the Unicode default one (Python's).
-_DEFAULT_LOCALES = {"", "C", "POSIX", "en_US", "en_US.UTF-8", "en_US.utf8", "en-US", "en_GB", "en_GB.UTF-8"}
+_DEFAULT_LOCALES = {
+    "",
+    "C",
+    "POSIX",
+    "en_US",
+    "en_US.UTF-8",
+    "en_US.utf8",
+    "en-US",
+    "en_GB",
+    "en_GB.UTF-8",
+}
 
 
 @kernel("tfrt_onnx.string_normalizer", attrs=("any", "any", "any", "any"))
-def string_normalizer(case_change: str, case_sensitive: int, locale: str, stopwords: Sequence[str], x: Any) -> np.ndarray:
+def string_normalizer(
+    case_change: str, case_sensitive: int, locale: str, stopwords: Sequence[str], x: Any
+) -> np.ndarray:
     """``x`` (``[C]`` or ``[1, C]``) without its stopwords (compared as they
     are, or lowercased when ``case_sensitive`` is 0), then lowercased,
     uppercased or left (``case_change`` LOWER, UPPER, NONE).  Where every
@@ -136,7 +152,9 @@ def string_normalizer(case_change: str, case_sensitive: int, locale: str, stopwo
     if case_change not in ("LOWER", "UPPER", "NONE"):
         raise KernelError(f"case_change_action must be LOWER, UPPER or NONE, not '{case_change}'")
     if locale not in _DEFAULT_LOCALES:
-        raise KernelError(f"locale '{locale}' is not supported (only the default case mapping, as en_US's)")
+        raise KernelError(
+            f"locale '{locale}' is not supported (only the default case mapping, as en_US's)"
+        )
     if x.ndim == 2 and x.shape[0] != 1 or x.ndim not in (1, 2):
         raise KernelError(f"the input must have shape [C] or [1, C], not {list(x.shape)}")
     flat = list(x.reshape(-1))
@@ -167,7 +185,10 @@ _RE_UNSUPPORTED = [
     (re.compile(r"\(\?>"), "atomic groups (RE2 has none)"),
     (re.compile(r"\(\?\("), "conditional groups (RE2 has none)"),
     (re.compile(r"\(\?#"), "comment groups (RE2 has none)"),
-    (re.compile(r"\[:\^?[a-z]+:\]"), "POSIX classes such as [[:alpha:]] (Python's re reads them as a set of characters)"),
+    (
+        re.compile(r"\[:\^?[a-z]+:\]"),
+        "POSIX classes such as [[:alpha:]] (Python's re reads them as a set of characters)",
+    ),
     (re.compile(r"(?<!\\)\{,"), "a {,n} repetition (RE2 reads it as text, Python's re as {0,n})"),
 ]
 
@@ -189,7 +210,9 @@ def _translate_regex(pattern: str) -> tuple[str, bool]:
                 raise KernelError(f"pattern {pattern!r}: a trailing backslash")
             e = pattern[i + 1]
             if e.isdigit():
-                raise KernelError(f"pattern {pattern!r}: \\{e} (backreferences and octal escapes) is not supported")
+                raise KernelError(
+                    f"pattern {pattern!r}: \\{e} (backreferences and octal escapes) is not supported"
+                )
             if e in "pPQECz" or e == "x" and pattern[i + 2 : i + 3] == "{":
                 raise KernelError(f"pattern {pattern!r}: the escape \\{e} is not supported")
             if e == "Z":
@@ -198,7 +221,9 @@ def _translate_regex(pattern: str) -> tuple[str, bool]:
                 out.append(r"\t\n\f\r " if in_class else r"[\t\n\f\r ]")
             elif e == "S":
                 if in_class:
-                    raise KernelError(f"pattern {pattern!r}: \\S inside a character class is not supported")
+                    raise KernelError(
+                        f"pattern {pattern!r}: \\S inside a character class is not supported"
+                    )
                 out.append(r"[^\t\n\f\r ]")
             else:
                 out.append(pattern[i : i + 2])
@@ -232,9 +257,17 @@ def _translate_regex(pattern: str) -> tuple[str, bool]:
                 flags = (m.group(1) or "") + (m.group(2) or "")
                 bad = set(flags) - set("ims")
                 if bad:
-                    raise KernelError(f"pattern {pattern!r}: the flag(s) {''.join(sorted(bad))} are not supported")
+                    raise KernelError(
+                        f"pattern {pattern!r}: the flag(s) {''.join(sorted(bad))} are not supported"
+                    )
                 if m.group(2):
-                    raise KernelError(f"pattern {pattern!r}: clearing flags ((?-...)) is not supported")
+                    raise KernelError(
+                        f"pattern {pattern!r}: clearing flags ((?-...)) is not supported"
+                    )
+                if m.group(3) == ":" and "m" in flags:
+                    raise KernelError(
+                        f"pattern {pattern!r}: the m flag of a group ((?m:...)) is not supported"
+                    )
                 multiline |= "m" in flags
                 ignore_case |= "i" in flags
             elif pattern[i + 2 : i + 3] == "<" and pattern[i + 3 : i + 4] not in ("=", "!"):
@@ -248,13 +281,13 @@ def _translate_regex(pattern: str) -> tuple[str, bool]:
         if c == "{":
             m = re.match(r"\{(\d+)(?:,(\d*))?\}", pattern[i:])
             if m and max(int(m.group(1)), int(m.group(2) or 0)) > 1000:
-                raise KernelError(f"pattern {pattern!r}: a repetition count above 1000 (RE2's limit)")
+                raise KernelError(
+                    f"pattern {pattern!r}: a repetition count above 1000 (RE2's limit)"
+                )
         if c in "*+?}" and pattern[i + 1 : i + 2] == "+":
             raise KernelError(f"pattern {pattern!r}: possessive quantifiers are not RE2 syntax")
         out.append(c)
         i += 1
-    if "$" in pattern and multiline and "m" in pattern:
-        pass  # (?m): $ and ^ match at lines in both
     return "".join(out), ignore_case
 
 
@@ -286,7 +319,9 @@ def regex_full_match(pattern: str, x: Any) -> np.ndarray:
     flat = x.reshape(-1)
     if icase and (not pattern.isascii() or not all(s.isascii() for s in flat)):
         # RE2 folds case over Unicode, re.ASCII over ASCII only.
-        raise KernelError(f"pattern {pattern!r}: case-insensitive matching of text outside ASCII is not supported")
+        raise KernelError(
+            f"pattern {pattern!r}: case-insensitive matching of text outside ASCII is not supported"
+        )
     out = np.fromiter((rx.fullmatch(s) is not None for s in flat), bool, flat.size)
     return out.reshape(x.shape)
 
@@ -294,7 +329,14 @@ def regex_full_match(pattern: str, x: Any) -> np.ndarray:
 # -- Cast --------------------------------------------------------------------
 _DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"[+-]?\d+")
-_SPECIAL = {"nan": math.nan, "+nan": math.nan, "-nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.inf}
+_SPECIAL = {
+    "nan": math.nan,
+    "+nan": math.nan,
+    "-nan": math.nan,
+    "inf": math.inf,
+    "+inf": math.inf,
+    "-inf": -math.inf,
+}
 
 
 def _format_number(v: Any, kind: str) -> str:
@@ -304,7 +346,7 @@ def _format_number(v: Any, kind: str) -> str:
             return "NaN"
         if math.isinf(f):
             return "INF" if f > 0 else "-INF"
-        return "%.8g" % f
+        return f"{f:.8g}"
     if kind == "b":
         return "1" if v else "0"
     return str(int(v))
@@ -364,7 +406,9 @@ def cast_from_string(dtype: str, x: Any) -> np.ndarray:
             out = vals.astype(want)
         bad = np.flatnonzero(np.isinf(out.astype(np.float64)) & ~np.isinf(vals))
         if bad.size:
-            raise KernelError(f"element {int(bad[0])} ('{flat[bad[0]][:40]}') is out of the range of {want}")
+            raise KernelError(
+                f"element {int(bad[0])} ('{flat[bad[0]][:40]}') is out of the range of {want}"
+            )
         return out.reshape(x.shape)
     if want.kind in "iu":
         info = np.iinfo(want)
@@ -385,19 +429,23 @@ def cast_from_string(dtype: str, x: Any) -> np.ndarray:
 def _lookup_key(v: Any) -> Any:
     """The dictionary key of a value: NaNs are one key (a NaN key maps a
     NaN input, as LabelEncoder-4 says); -0.0 and 0.0 one, as equality."""
-    if isinstance(v, float) and v != v:
+    if isinstance(v, float) and math.isnan(v):
         return "__nan__"
     return v
 
 
 @kernel("tfrt_onnx.label_encoder", attrs=("any", "any", "any", "any"))
-def label_encoder(keys: np.ndarray, values: np.ndarray, default: Any, out_dtype: str, x: Any) -> np.ndarray:
+def label_encoder(
+    keys: np.ndarray, values: np.ndarray, default: Any, out_dtype: str, x: Any
+) -> np.ndarray:
     """Each element of ``x`` mapped to the value of the equal key, or to
     ``default``; the result is of ``out_dtype`` (``object``: strings)."""
     keys = np.asarray(keys)
     values = np.asarray(values)
     if keys.shape != values.shape or keys.ndim != 1:
-        raise KernelError(f"keys and values must be two lists of one length, not {list(keys.shape)} and {list(values.shape)}")
+        raise KernelError(
+            f"keys and values must be two lists of one length, not {list(keys.shape)} and {list(values.shape)}"
+        )
     want = np.dtype(out_dtype)
     if keys.dtype == object:
         x = as_strings(x)
@@ -425,7 +473,9 @@ def category_mapper(cats_strings: Sequence[str], cats_int64s: Sequence[int], def
     """Strings to their int64 category (``default_int64`` where none), or
     int64 categories to their strings (``default_string`` where none)."""
     if len(cats_strings) != len(cats_int64s):
-        raise KernelError(f"cats_strings has {len(cats_strings)} entries, cats_int64s {len(cats_int64s)}")
+        raise KernelError(
+            f"cats_strings has {len(cats_strings)} entries, cats_int64s {len(cats_int64s)}"
+        )
     a = np.asarray(x)
     if a.dtype == object or a.dtype.kind in "US":
         a = as_strings(a)
@@ -465,7 +515,9 @@ def _reshape(allowzero: int, x: np.ndarray, shape: Any) -> np.ndarray:
     for i, d in enumerate(dims):
         if d == 0 and not allowzero:
             if i >= x.ndim:
-                raise KernelError(f"shape entry {i} is 0 (copy the input's dimension), the input has rank {x.ndim}")
+                raise KernelError(
+                    f"shape entry {i} is 0 (copy the input's dimension), the input has rank {x.ndim}"
+                )
             out.append(x.shape[i])
         else:
             out.append(d)
@@ -474,7 +526,9 @@ def _reshape(allowzero: int, x: np.ndarray, shape: Any) -> np.ndarray:
     try:
         return x.reshape(out)
     except ValueError:
-        raise KernelError(f"an input of shape {list(x.shape)} cannot be reshaped to {dims}") from None
+        raise KernelError(
+            f"an input of shape {list(x.shape)} cannot be reshaped to {dims}"
+        ) from None
 
 
 def _slice(x: np.ndarray, starts: Any, ends: Any, axes: Any, steps: Any) -> np.ndarray:
@@ -514,7 +568,7 @@ def move(op: str, attrs: dict, *operands: Any) -> Any:
         raise KernelError(str(exc)) from None
 
 
-def _move(op: str, a: dict, x: np.ndarray, rest: list) -> Any:  # noqa: C901 - one case per operator
+def _move(op: str, a: dict, x: np.ndarray, rest: list) -> Any:
     rest += [None] * 4
     if op == "Identity":
         return x.copy()
@@ -525,7 +579,9 @@ def _move(op: str, a: dict, x: np.ndarray, rest: list) -> Any:  # noqa: C901 - o
     if op == "Size":
         return np.array(x.size, np.int64)
     if op == "Reshape":
-        return _reshape(int(a.get("allowzero", 0)), x, rest[0] if rest[0] is not None else a.get("shape"))
+        return _reshape(
+            int(a.get("allowzero", 0)), x, rest[0] if rest[0] is not None else a.get("shape")
+        )
     if op == "Flatten":
         axis = a.get("axis", 1)
         if not -x.ndim <= axis <= x.ndim:
@@ -580,7 +636,9 @@ def _move(op: str, a: dict, x: np.ndarray, rest: list) -> Any:  # noqa: C901 - o
         try:
             full = np.broadcast_shapes(x.shape, tuple(shape))
         except ValueError:
-            raise KernelError(f"an input of shape {list(x.shape)} does not expand to {shape}") from None
+            raise KernelError(
+                f"an input of shape {list(x.shape)} does not expand to {shape}"
+            ) from None
         return np.broadcast_to(x, full).copy()
     if op == "Where":  # x is the condition here
         cond = x.astype(bool)

@@ -152,7 +152,9 @@ def host_nodes(model) -> list:
     A node among them with no kernel here is an ``ImportError_`` naming
     it."""
     graph = model.graph
-    if not any(n.domain == _ML and n.op_type in _ML_OPS for n in graph.node) and not _may_have_strings(model):
+    if not any(
+        n.domain == _ML and n.op_type in _ML_OPS for n in graph.node
+    ) and not _may_have_strings(model):
         return []
     types = value_types(model)
     out = []
@@ -186,10 +188,13 @@ def _may_have_strings(model) -> bool:
     for node in g.node:
         if node.op_type in _STRING_RESULTS or node.op_type in ("StringSplit", "RegexFullMatch"):
             return True
-        if node.op_type == "Cast" and any(a.name == "to" and a.i == _STRING for a in node.attribute):
+        if node.op_type == "Cast" and any(
+            a.name == "to" and a.i == _STRING for a in node.attribute
+        ):
             return True
         if node.op_type == "Constant" and any(
-            a.name in ("value_string", "value_strings") or (a.name == "value" and a.t.data_type == _STRING)
+            a.name in ("value_string", "value_strings")
+            or (a.name == "value" and a.t.data_type == _STRING)
             for a in node.attribute
         ):
             return True
@@ -223,7 +228,9 @@ def _label_encoder_tables(a: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, An
     for side in ("keys", "values"):
         given = [k for k in ("tensor", *forms) if f"{side}_{k}" in a]
         if len(given) != 1:
-            raise KernelError(f"exactly one of {side}_strings, {side}_int64s, {side}_floats, {side}_tensor must be given")
+            raise KernelError(
+                f"exactly one of {side}_strings, {side}_int64s, {side}_floats, {side}_tensor must be given"
+            )
         k = given[0]
         if k == "tensor":
             t = a[f"{side}_tensor"]
@@ -238,7 +245,9 @@ def _label_encoder_tables(a: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, An
         if d.size != 1:
             raise KernelError(f"default_tensor must hold one value, it has {d.size}")
         default = d[0].decode("utf-8") if isinstance(d[0], bytes) else d[0]
-        default = np.asarray(default).astype(values.dtype if values.dtype != object else object).item()
+        default = (
+            np.asarray(default).astype(values.dtype if values.dtype != object else object).item()
+        )
     elif values.dtype == object:
         default = a.get("default_string", "_Unused")
     elif values.dtype.kind == "f":
@@ -299,7 +308,9 @@ def evaluate(node, inputs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
             elif target == "object":
                 outs = call("tfrt_onnx.cast_to_string", (), x)
             else:
-                raise KernelError(f"neither the input ({x.dtype}) nor the result ({target}) is a string")
+                raise KernelError(
+                    f"neither the input ({x.dtype}) nor the result ({target}) is a string"
+                )
         elif op == "LabelEncoder":
             outs = [_label_encoder(call, a, ins[0])]
         elif op == "CategoryMapper":
@@ -322,7 +333,15 @@ def _label_encoder(call, a: dict[str, Any], x: Any) -> np.ndarray:
         idx = np.arange(len(classes), dtype=np.int64)
         arr = np.asarray(x)
         if arr.dtype == object or arr.dtype.kind in "US":
-            return call("tfrt_onnx.label_encoder", (classes, idx, int(a.get("default_int64", -1)), "int64"), x)[0]
-        return call("tfrt_onnx.label_encoder", (idx, classes, a.get("default_string", "_Unused"), "object"), x)[0]
+            return call(
+                "tfrt_onnx.label_encoder",
+                (classes, idx, int(a.get("default_int64", -1)), "int64"),
+                x,
+            )[0]
+        return call(
+            "tfrt_onnx.label_encoder",
+            (idx, classes, a.get("default_string", "_Unused"), "object"),
+            x,
+        )[0]
     keys, values, default, out_dtype = _label_encoder_tables(a)
     return call("tfrt_onnx.label_encoder", (keys, values, default, out_dtype), x)[0]
