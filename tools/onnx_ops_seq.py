@@ -29,7 +29,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from tfrt.tools import import_onnx as core
 
 # Operators whose results are sequences or optionals: never evaluated by
