@@ -106,8 +106,8 @@ def string_equal(x: Any, y: Any) -> np.ndarray:
 def string_split(
     delimiter: str | None, maxsplit: int | None, x: Any
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Each string split at ``delimiter`` (at runs of whitespace, leading
-    and trailing ones ignored, where it is None or empty), at most
+    """Each string split at ``delimiter`` (at runs of spaces, leading and
+    trailing ones ignored, where it is None or empty), at most
     ``maxsplit`` times: the substrings, padded with empty strings to the
     longest count (shape ``x.shape + [n]``), and the counts (int64, x's
     shape)."""
@@ -116,7 +116,9 @@ def string_split(
     limit = -1 if maxsplit is None else int(maxsplit)
     if limit < 0 and maxsplit is not None:
         raise KernelError(f"maxsplit must not be negative, it is {maxsplit}")
-    parts = [s.split(sep, limit) for s in x.reshape(-1)]
+    # An empty string has no substrings, whatever the delimiter (onnxruntime;
+    # ONNX's reference implementation gives one empty substring).
+    parts = [_split(s, sep, limit) if s else [] for s in x.reshape(-1)]
     counts = np.array([len(p) for p in parts], np.int64).reshape(x.shape)
     width = max((len(p) for p in parts), default=0)
     y = np.full((len(parts), width), "", object)
@@ -125,18 +127,51 @@ def string_split(
     return y.reshape(*x.shape, width), counts
 
 
-# The locales whose case mapping is the Unicode default one (Python's).
-_DEFAULT_LOCALES = {
+def _split(s: str, sep: str | None, limit: int) -> list[str]:
+    if sep is not None:
+        return s.split(sep, limit)
+    # Runs of spaces separate; the last piece loses its trailing spaces
+    # (onnxruntime).  Other whitespace is refused: onnxruntime does not split
+    # there, ONNX's reference implementation does.
+    for c in s:
+        if c != " " and c.isspace():
+            raise KernelError(
+                f"the string {s[:40]!r} holds whitespace other than spaces ({c!r}): where to split it is not "
+                "settled (onnxruntime splits at spaces only, ONNX's reference at every whitespace character)"
+            )
+    return s.strip(" ").split(None, limit)
+
+
+# The locales whose case mapping is Unicode's simple one (one character to
+# one, as towupper/towlower), and those that change ASCII letters only.
+_UNICODE_LOCALES = {
     "",
-    "C",
-    "POSIX",
     "en_US",
     "en_US.UTF-8",
     "en_US.utf8",
     "en-US",
     "en_GB",
     "en_GB.UTF-8",
+    "C.UTF-8",
 }
+_ASCII_LOCALES = {"C", "POSIX"}
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _change_case(s: str, upper: bool, ascii_only: bool) -> str:
+    """``s`` upper- or lowercased character by character: a character whose
+    full mapping is several (``ß`` -> ``SS``) is kept, and no mapping
+    depends on its neighbours (a final sigma), as towupper/towlower."""
+    if ascii_only:
+        return s.translate(_ASCII_UPPER if upper else _ASCII_LOWER)
+    if s.isascii():
+        return s.upper() if upper else s.lower()
+    out = []
+    for c in s:
+        m = c.upper() if upper else c.lower()
+        out.append(m if len(m) == 1 else c)
+    return "".join(out)
 
 
 @kernel("tfrt_onnx.string_normalizer", attrs=("any", "any", "any", "any"))
@@ -144,17 +179,19 @@ def string_normalizer(
     case_change: str, case_sensitive: int, locale: str, stopwords: Sequence[str], x: Any
 ) -> np.ndarray:
     """``x`` (``[C]`` or ``[1, C]``) without its stopwords (compared as they
-    are, or lowercased when ``case_sensitive`` is 0), then lowercased,
+    are, or both lowercased when ``case_sensitive`` is 0), then lowercased,
     uppercased or left (``case_change`` LOWER, UPPER, NONE).  Where every
     string is dropped the result is one empty string (``[1]`` or
-    ``[1, 1]``)."""
+    ``[1, 1]``).  The locale is the default one (``en_US``: Unicode's simple
+    case mapping) or ``C``/``POSIX`` (ASCII letters only)."""
     x = as_strings(x)
     if case_change not in ("LOWER", "UPPER", "NONE"):
         raise KernelError(f"case_change_action must be LOWER, UPPER or NONE, not '{case_change}'")
-    if locale not in _DEFAULT_LOCALES:
+    if locale not in _UNICODE_LOCALES and locale not in _ASCII_LOCALES:
         raise KernelError(
-            f"locale '{locale}' is not supported (only the default case mapping, as en_US's)"
+            f"locale '{locale}' is not supported (the default one, en_US, and C are: other locales map case otherwise)"
         )
+    ascii_only = locale in _ASCII_LOCALES
     if x.ndim == 2 and x.shape[0] != 1 or x.ndim not in (1, 2):
         raise KernelError(f"the input must have shape [C] or [1, C], not {list(x.shape)}")
     flat = list(x.reshape(-1))
@@ -162,12 +199,10 @@ def string_normalizer(
         stop = set(stopwords)
         kept = [s for s in flat if s not in stop]
     else:
-        stop = {w.lower() for w in stopwords}
-        kept = [s for s in flat if s.lower() not in stop]
-    if case_change == "LOWER":
-        kept = [s.lower() for s in kept]
-    elif case_change == "UPPER":
-        kept = [s.upper() for s in kept]
+        stop = {_change_case(w, False, ascii_only) for w in stopwords}
+        kept = [s for s in flat if _change_case(s, False, ascii_only) not in stop]
+    if case_change != "NONE":
+        kept = [_change_case(s, case_change == "UPPER", ascii_only) for s in kept]
     if not kept:
         kept = [""]
     out = np.empty(len(kept), object)
