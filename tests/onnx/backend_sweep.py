@@ -43,6 +43,17 @@ def compare(ref, out, rtol, atol) -> str | None:
     if len(ref) != len(out):
         return f"{len(out)} results for {len(ref)} outputs"
     for i, (r, o) in enumerate(zip(ref, out)):
+        if r is None or o is None:  # an empty optional
+            if r is not o:
+                return f"output {i}: {'an empty optional' if o is None else 'a value'}, expected {'none' if r is None else 'a value'}"
+            continue
+        if isinstance(r, list):  # a sequence: element by element
+            if not isinstance(o, list):
+                return f"output {i}: a {type(o).__name__}, expected a sequence"
+            why = compare(r, o, rtol, atol)
+            if why:
+                return f"output {i}: {why}"
+            continue
         r, o = np.asarray(r), np.asarray(o)
         if r.shape != o.shape:
             return f"output {i}: shape {o.shape}, expected {r.shape}"
