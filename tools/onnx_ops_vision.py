@@ -348,6 +348,16 @@ class OnnxOpsVision:
                     v = b.select(out, cl, v, fe)
                 elif pad == "reflection":
                     v = self._reflect(b, v, fe, lo, hi)
+                if pad == "zeros" or (pad == "border" and mode == "cubic"):
+                    # Beyond +-big (2^24 in f32, 2^53 in f64) a position is an
+                    # integer far outside the input: clamped there, its taps
+                    # stay out of range (zeros) or at the edge (border) with
+                    # finite weights, where +-inf (a grid value whose position
+                    # overflows) would make the weights NaN and the index read
+                    # overflow.  NaN stays NaN.
+                    big = float(2**53 if fe == "f64" else 2**24)
+                    v = b.select(b.cmp("arith.cmpf", "olt", v, b.cf(-big, fe), fe), b.cf(-big, fe), v, fe)
+                    v = b.select(b.cmp("arith.cmpf", "ogt", v, b.cf(big, fe), fe), b.cf(big, fe), v, fe)
                 pos.append(v)
 
             def tap(i, t):
@@ -374,7 +384,16 @@ class OnnxOpsVision:
 
             if mode == "nearest":
                 idxs = [tap(i, b.line(f"arith.fptosi {pos[i]} : {fe} to i64")) for i in range(r)]
-                return b.lines, [read(idxs)]
+                v = read(idxs)
+                if kx == "f":
+                    # A NaN position reads no element: NaN, as linear and
+                    # cubic give.
+                    nan = None
+                    for p_ in pos:
+                        c_ = b.cmp("arith.cmpf", "uno", p_, p_, fe)
+                        nan = c_ if nan is None else b.op("arith.ori", nan, c_, t="i1")
+                    v = b.select(nan, b.const(math.nan, et), v, ee)
+                return b.lines, [v]
             ntap = 2 if mode == "linear" else 4
             taps, coefs = [], []
             for i in range(r):
@@ -553,6 +572,9 @@ class OnnxOpsVision:
 
             def axis(v, lim):
                 v = b.op("arith.maximumf", v, b.cf(0.0, fe), t=fe)
+                # Past the input the sample counts zero ('away'); kept in
+                # range so that the index read stays one (NaN stays NaN).
+                v = b.select(b.cmp("arith.cmpf", "ogt", v, b.cf(lim, fe), fe), b.cf(lim, fe), v, fe)
                 low = b.line(f"arith.fptosi {v} : {fe} to i64")
                 edge = b.cmp("arith.cmpi", "sge", low, b.ci(lim - 1), "i64")
                 low = b.select(edge, b.ci(lim - 1), low, "i64")
@@ -654,6 +676,11 @@ class OnnxOpsVision:
                 pos.append(b.op("arith.addf", b.line(f"arith.sitofp {base} : i64 to {fe}"), dv, t=fe))
             taps = []
             for v, lim in zip(pos, (H, W)):
+                # Outside [-1, lim] every tap is outside the input (zero):
+                # clamped to -2 or lim + 1 its weights stay finite (an
+                # infinite offset made them NaN).  NaN stays NaN.
+                v = b.select(b.cmp("arith.cmpf", "olt", v, b.cf(-2.0, fe), fe), b.cf(-2.0, fe), v, fe)
+                v = b.select(b.cmp("arith.cmpf", "ogt", v, b.cf(lim + 1, fe), fe), b.cf(lim + 1, fe), v, fe)
                 fl = b.op("math.floor", v, t=fe)
                 t0 = b.line(f"arith.fptosi {fl} : {fe} to i64")
                 fr = b.op("arith.subf", v, fl, t=fe)

@@ -326,3 +326,53 @@ def test_roialign_adaptive_sampling_needs_the_rois():
     # With a fixed sampling ratio the rois stay run-time values.
     m = _model("RoiAlign", [("x", x), ("rois", rois), ("bi", bi)], [("y", F, (1, 1, 1, 1))], 16, sampling_ratio=2)
     assert "func.func @main(%arg0: tensor<1x1x4x4xf32>, %arg1: tensor<1x4xf32>, %arg2: tensor<1xi64>)" in import_onnx(m)
+
+
+# -- positions far outside the input --------------------------------------------------------------
+
+
+def _run(op, ins, out_shape, opset, **attrs):
+    m = _model(op, ins, [("y", F, out_shape)], opset, **attrs)
+    return backend.prepare(m).run([a for _, a in ins])[0]
+
+
+def test_gridsample_infinite_and_nan_positions():
+    """A grid value whose position overflows to +-inf samples nothing
+    (zeros: 0) or the edge (border), never NaN from inf - inf in the
+    weights; a NaN position gives NaN in every mode (nearest too)."""
+    x = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 3, 4)
+    g = np.array([[[[np.inf, 0.0], [-3e38, 0.0], [0.0, -np.inf], [np.nan, 0.0]]]], np.float32)
+    for mode in ("linear", "nearest", "cubic"):
+        y = _run("GridSample", [("x", x), ("g", g)], (1, 1, 1, 4), 20, mode=mode)[0, 0, 0]
+        assert y[:3].tolist() == [0.0, 0.0, 0.0] and np.isnan(y[3]), mode
+        y = _run("GridSample", [("x", x), ("g", g)], (1, 1, 1, 4), 20, mode=mode, padding_mode="border")[0, 0, 0]
+        # +inf in x: the right edge of the middle row; -inf in x: the left; -inf in y: the top.
+        if mode == "linear":
+            assert y[:3].tolist() == [8.0, 5.0, 2.5], mode
+        elif mode == "nearest":
+            assert y[:3].tolist() == [8.0, 5.0, 3.0], mode
+        else:
+            assert np.isfinite(y[:3]).all() and y[0] == 8.0 and y[1] == 5.0, mode
+        assert np.isnan(y[3]), mode
+
+
+def test_roialign_roi_far_outside_the_input():
+    """Samples past the input count zero; a roi reaching 1e30 read an index
+    that overflowed (an error at run time) before."""
+    x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    rois = np.array([[0, 0, 1e30, 1e30], [1e20, 1e20, 3e38, 3e38]], np.float32)
+    for mode in ("avg", "max"):
+        y = _run("RoiAlign", [("x", x), ("rois", rois), ("bi", np.zeros(2, np.int64))], (2, 1, 1, 1), 16, sampling_ratio=2, mode=mode)
+        assert y.ravel().tolist() == [0.0, 0.0], mode
+
+
+def test_deformconv_infinite_offsets_sample_zero():
+    """An infinite offset puts the tap outside the input: it adds zero
+    (the weights were NaN); a NaN offset gives NaN."""
+    x = np.ones((1, 1, 3, 3), np.float32)
+    w = np.ones((1, 1, 1, 1), np.float32)
+    off = np.zeros((1, 2, 3, 3), np.float32)
+    off[0, 0, 0, 0], off[0, 1, 0, 1], off[0, 0, 1, 1], off[0, 1, 2, 2] = np.inf, -np.inf, 1e30, np.nan
+    y = _run("DeformConv", [("x", x), ("w", w), ("off", off)], (1, 1, 3, 3), 19)[0, 0]
+    assert y[0, 0] == 0 and y[0, 1] == 0 and y[1, 1] == 0 and np.isnan(y[2, 2])
+    assert (y.ravel()[[2, 3, 5, 6, 7]] == 1).all()
