@@ -191,7 +191,10 @@ class OnnxOps:
     def slice_(self, x, offs, sizes, strides=None):
         strides = strides or [1] * len(offs)
         if any(int(n) == 0 for n in sizes):
-            offs = [0] * len(offs)  # an empty slice anywhere (the verifier wants offset < size)
+            # An empty slice reads nothing: an empty tensor (the verifier wants
+            # offset < size, which no offset is on an axis of size 0).
+            name = self.em.empty(tuple(int(s) for s in sizes), x.dtype)
+            return core.Value(name, tuple(int(s) for s in sizes), x.dtype)
         if list(sizes) == list(x.shape) and not any(offs) and all(s == 1 for s in strides):
             return x
         name = self.em.fresh()

@@ -434,3 +434,31 @@ def test_nms_at_detection_sizes_against_onnxruntime():
     ins = [("boxes", boxes), ("scores", scores), ("max_out", np.array([100], np.int64)),
            ("iou", np.array([0.45], np.float32)), ("score_thr", np.array([0.25], np.float32))]  # fmt: skip
     _check_single("NonMaxSuppression", ins, 1, 11)
+
+
+def test_no_box_selected_flows_into_a_gather():
+    """NonMaxSuppression selecting nothing gives [0, 3]; the Gather of its
+    box column after it slices an axis of size 0 (an empty tensor, not a
+    slice the verifier refuses)."""
+    nodes = [
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou", "thr"], ["sel"]),
+        helper.make_node("Gather", ["sel", "two"], ["idx"], axis=1),
+        helper.make_node("Gather", ["boxes2d", "idx"], ["kept"], axis=0),
+        helper.make_node("Squeeze", ["boxes", "zero"], ["boxes2d"]),
+    ]
+    nodes = [nodes[0], nodes[3], nodes[1], nodes[2]]
+    inits = [helper.make_tensor("max_out", T.INT64, [1], [3]), helper.make_tensor("iou", T.FLOAT, [1], [0.5]),
+             helper.make_tensor("two", T.INT64, [], [2]), helper.make_tensor("zero", T.INT64, [1], [0])]  # fmt: skip
+    model = _model(nodes, [vi("boxes", T.FLOAT, [1, 3, 4]), vi("scores", T.FLOAT, [1, 1, 3]), vi("thr", T.FLOAT, [1])],
+                   [vi("kept", T.FLOAT, ["n", 4])], inits)  # fmt: skip
+    boxes = np.array([[[0, 0, 1, 1], [2, 2, 3, 3], [0, 0, 1, 1.1]]], np.float32)
+    scores = np.array([[[0.5, 0.4, 0.9]]], np.float32)
+    rep = backend.prepare(model)
+    for thr in (0.95, 0.3, 0.95):
+        feeds = {"boxes": boxes, "scores": scores, "thr": np.array([thr], np.float32)}
+        _same(rep.run(feeds), _ort(model, feeds))
+    # The same on a graph input of shape [0, 3], compiled in one program.
+    one = _model([helper.make_node("Gather", ["x", "two"], ["y"], axis=1)], [vi("x", T.INT64, [0, 3])],
+                 [vi("y", T.INT64, [0])], [helper.make_tensor("two", T.INT64, [], [2])])  # fmt: skip
+    x = np.zeros((0, 3), np.int64)
+    _same(backend.prepare(one).run({"x": x}), _ort(one, {"x": x}))
