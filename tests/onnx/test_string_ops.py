@@ -223,7 +223,8 @@ def test_regex_full_match_against_onnxruntime(pattern):
 @pytest.mark.parametrize(
     ("pattern", "why"),
     [(r"a(?=b)", "lookaround"), (r"(a)\1", "backreferences"), (r"[[:alpha:]]+", "POSIX classes"),
-     (r"\pL", r"\\p"), (r"a{,2}", r"\{,n\}"), (r"a*+", "possessive"), (r"(?U)a+", "flag")],
+     (r"\pL", r"\\p"), (r"a{,2}", r"\{,n\}"), (r"a*+", "possessive"), (r"(?U)a+", "flag"),
+     (r"(?P<n>a)(?P=n)", "named backreferences")],
 )  # fmt: skip
 def test_regex_read_otherwise_by_python_is_refused(pattern, why):
     m = _model([helper.make_node("RegexFullMatch", ["x"], ["y"], pattern=pattern, name="rx")], [("x", S, None)],
@@ -237,6 +238,23 @@ def test_split_at_whitespace_other_than_spaces_is_refused():
                [("y", S, None), ("n", I64, None)])  # fmt: skip
     with pytest.raises(tfrt.api.ExecutionError, match=r"node 'sp' \(StringSplit\): .*whitespace other than spaces"):
         backend.prepare(m).run([_strings(["a\tb"])])
+
+
+def test_string_normalizer_maps_case_as_towupper_and_towlower():
+    """Unicode's simple case mapping, one character to one (glibc's towlower
+    and towupper, which onnxruntime's default locale uses): U+0130 lowercases
+    to i, U+1F80 uppercases to U+1F88, ß and the ligature ﬁ stay."""
+    words = ["İstanbul", "ᾀ", "ß", "ﬁne", "ΣΑΣ"]
+    for action, want in (("LOWER", ["istanbul", "ᾀ", "ß", "ﬁne", "σασ"]),
+                         ("UPPER", ["İSTANBUL", "ᾈ", "ß", "ﬁNE", "ΣΑΣ"])):  # fmt: skip
+        m = _model([helper.make_node("StringNormalizer", ["x"], ["y"], case_change_action=action)], [("x", S, None)],
+                   [("y", S, None)])  # fmt: skip
+        got = backend.prepare(m).run([_strings(words)])[0]
+        assert list(got) == want, (action, list(got))
+    # Stopwords compare lowercased the same way: İSTANBUL drops İstanbul.
+    m = _model([helper.make_node("StringNormalizer", ["x"], ["y"], stopwords=["istanbul"])], [("x", S, None)],
+               [("y", S, None)])  # fmt: skip
+    assert list(backend.prepare(m).run([_strings(["İSTANBUL", "a"])])[0]) == ["a"]
 
 
 def test_string_normalizer_refuses_another_locale():

@@ -170,7 +170,14 @@ def _change_case(s: str, upper: bool, ascii_only: bool) -> str:
     out = []
     for c in s:
         m = c.upper() if upper else c.lower()
-        out.append(m if len(m) == 1 else c)
+        if len(m) != 1:
+            # Unicode's simple mapping where the full one is several
+            # characters: U+0130 lowercases to "i"; a Greek letter with
+            # ypogegrammeni uppercases to its titlecase letter (U+1F80 ->
+            # U+1F88); the rest (ß, ligatures) stay, as towupper/towlower.
+            m = ("i" if c == "\u0130" else c) if not upper else c.title()
+            m = m if len(m) == 1 else c
+        out.append(m)
     return "".join(out)
 
 
@@ -225,6 +232,7 @@ _RE_UNSUPPORTED = [
         "POSIX classes such as [[:alpha:]] (Python's re reads them as a set of characters)",
     ),
     (re.compile(r"(?<!\\)\{,"), "a {,n} repetition (RE2 reads it as text, Python's re as {0,n})"),
+    (re.compile(r"\(\?P[=>]"), "named backreferences (?P=name) (RE2 has none)"),
 ]
 
 
