@@ -138,11 +138,20 @@ class OnnxOpsExtra:
         if pads is None and auto in ("SAME_UPPER", "SAME_LOWER"):
             if out_shape is None:
                 out_shape = [xs[2 + i] * s[i] for i in range(r)]
-            tot = [s[i] * (xs[2 + i] - 1) + op_[i] + ke[i] - out_shape[i] for i in range(r)]
+            # (An output_shape past the natural size adds its extra at the end,
+            # as onnxruntime does: the total is taken as 0.)
+            tot = [max(0, s[i] * (xs[2 + i] - 1) + op_[i] + ke[i] - out_shape[i]) for i in range(r)]
             if auto == "SAME_UPPER":
                 pb = [t // 2 for t in tot]
             else:
                 pb = [t - t // 2 for t in tot]
+            final = out_shape
+        elif auto in ("NOTSET", "VALID") and out_shape is not None:
+            # Pads are generated from output_shape (any given are ignored):
+            # the larger half of the total at the start, as ONNX defines it
+            # for every auto_pad but SAME_UPPER.
+            tot = [max(0, s[i] * (xs[2 + i] - 1) + op_[i] + ke[i] - out_shape[i]) for i in range(r)]
+            pb = [t - t // 2 for t in tot]
             final = out_shape
         elif auto in ("NOTSET", "VALID"):
             pads = list(pads) if pads is not None else [0] * (2 * r)

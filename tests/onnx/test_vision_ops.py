@@ -376,3 +376,19 @@ def test_deformconv_infinite_offsets_sample_zero():
     y = _run("DeformConv", [("x", x), ("w", w), ("off", off)], (1, 1, 3, 3), 19)[0, 0]
     assert y[0, 0] == 0 and y[0, 1] == 0 and y[1, 1] == 0 and np.isnan(y[2, 2])
     assert (y.ravel()[[2, 3, 5, 6, 7]] == 1).all()
+
+
+def test_convtranspose_output_shape_places_the_generated_pads_as_onnx_defines():
+    """With output_shape the pads are generated (the larger half at the
+    start unless auto_pad is SAME_UPPER); the output was cropped at the end
+    only.  An output_shape one past the natural size adds it at the end."""
+    rng = np.random.default_rng(5)
+    for k in [(3,), (3, 2), (3, 2, 3)]:
+        r = len(k)
+        x = rng.standard_normal((1, 2) + (5, 4, 3)[:r]).astype(np.float32)
+        w = rng.standard_normal((2, 3) + k).astype(np.float32)
+        natural = [(x.shape[2 + i] - 1) * 2 + k[i] for i in range(r)]
+        for delta, extra in [(-1, {}), (-2, {}), (-3, {"auto_pad": "VALID"}), (-2, {"pads": [1] * (2 * r)}), (1, {"auto_pad": "SAME_UPPER"}),
+                             (-3, {"auto_pad": "SAME_UPPER"})]:  # fmt: skip
+            _check("ConvTranspose", [("x", x), ("w", w)], [("y", F)], 17, rtol=1e-4, atol=1e-4, strides=[2] * r,
+                   output_shape=[n + delta for n in natural], **extra)  # fmt: skip
