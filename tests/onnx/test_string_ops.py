@@ -206,6 +206,45 @@ def test_category_mapper_both_ways_against_onnxruntime():
     _same(m, {"x": np.array([3, 4, 9])})
 
 
+def test_repeated_keys_and_categories():
+    """LabelEncoder-4: the last of repeated keys wins (the specification and
+    ONNX's reference; onnxruntime takes the first).  Before version 4 the
+    specification does not say: a key repeated with another value is an
+    error naming the node.  CategoryMapper: the last wins, as onnxruntime."""
+    x = _strings(["a", "b", "c"])
+
+    def le(version, values):
+        g = helper.make_graph([helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml", name="le",
+                                                keys_strings=["a", "b", "a"], values_int64s=values)], "g",
+                              [helper.make_tensor_value_info("x", S, [3])], [helper.make_tensor_value_info("y", I64, [3])])  # fmt: skip
+        ops = [helper.make_opsetid("", 21), helper.make_opsetid("ai.onnx.ml", version)]
+        return backend.prepare(helper.make_model(g, opset_imports=ops))
+
+    assert list(le(4, [1, 2, 3]).run([x])[0]) == [3, 2, -1]
+    assert list(le(2, [1, 2, 1]).run([x])[0]) == [1, 2, -1]
+    with pytest.raises(tfrt.api.ExecutionError, match=r"node 'le' \(LabelEncoder\): key 'a' is repeated"):
+        le(2, [1, 2, 3]).run([x])
+    attrs = dict(cats_strings=["a", "b", "a"], cats_int64s=[1, 2, 3], default_int64=-5)
+    m = _model([helper.make_node("CategoryMapper", ["x"], ["y"], domain="ai.onnx.ml", **attrs)], [("x", S, None)],
+               [("y", I64, None)], ml=True)  # fmt: skip
+    assert list(_same(m, {"x": x})[0]) == [3, 2, -5]
+    attrs = dict(cats_strings=["a", "b", "c"], cats_int64s=[1, 2, 1], default_string="none")
+    m = _model([helper.make_node("CategoryMapper", ["x"], ["y"], domain="ai.onnx.ml", **attrs)], [("x", I64, None)],
+               [("y", S, None)], ml=True)  # fmt: skip
+    assert list(_same(m, {"x": np.array([1, 2, 3])})[0]) == ["c", "b", "none"]
+
+
+def test_cast_of_digits_or_spaces_outside_ascii_is_an_error():
+    # Python's int() and float() read other scripts' digits and strip Unicode
+    # spaces; C's strtol/strtod (onnxruntime) do not.
+    for to, text in ((I64, "\u0661\u0662"), (F, "\u0661.5"), (I64, "\u00a012"), (F, "12\u2003")):
+        m = _model([helper.make_node("Cast", ["x"], ["y"], to=to, name="c")], [("x", S, None)], [("y", to, None)])
+        with pytest.raises(tfrt.api.ExecutionError, match=r"node 'c' \(Cast\): element 0 .* is not a"):
+            backend.prepare(m).run([_strings([text])])
+    m = _model([helper.make_node("Cast", ["x"], ["y"], to=I64)], [("x", S, None)], [("y", I64, None)])
+    assert list(backend.prepare(m).run([_strings([" 12\t", "-3"])])[0]) == [12, -3]
+
+
 REGEX_TEXT = ["abc", "ABC", "a1", "a\n", "www.x.com", "x@gmail.com", "", "ab", "é1", "a b", "a\x0bb"]
 
 

@@ -370,8 +370,10 @@ def regex_full_match(pattern: str, x: Any) -> np.ndarray:
 
 
 # -- Cast --------------------------------------------------------------------
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_INTEGER = re.compile(r"[+-]?\d+")
+# ASCII digits only (Python's \d and float() take other scripts' digits too).
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+_INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
+_SPACE = " \t\n\v\f\r"  # C's isspace (str.strip() takes Unicode spaces too)
 _SPECIAL = {
     "nan": math.nan,
     "+nan": math.nan,
@@ -435,7 +437,7 @@ def cast_from_string(dtype: str, x: Any) -> np.ndarray:
     if want.kind == "f" or dtype == "bfloat16":
         vals = np.empty(flat.size, np.float64)
         for i, s in enumerate(flat):
-            t = s.strip()
+            t = s.strip(_SPACE)
             special = _SPECIAL.get(t.lower())
             if special is not None:
                 vals[i] = special
@@ -457,7 +459,7 @@ def cast_from_string(dtype: str, x: Any) -> np.ndarray:
         info = np.iinfo(want)
         out = np.empty(flat.size, want)
         for i, s in enumerate(flat):
-            t = s.strip()
+            t = s.strip(_SPACE)
             if not _INTEGER.fullmatch(t):
                 raise KernelError(f"element {i} ('{s[:40]}') is not an integer")
             v = int(t)
@@ -469,7 +471,7 @@ def cast_from_string(dtype: str, x: Any) -> np.ndarray:
 
 
 # -- ai.onnx.ml --------------------------------------------------------------
-def _lookup_key(v: Any) -> Any:
+def lookup_key(v: Any) -> Any:
     """The dictionary key of a value: NaNs are one key (a NaN key maps a
     NaN input, as LabelEncoder-4 says); -0.0 and 0.0 one, as equality."""
     if isinstance(v, float) and math.isnan(v):
@@ -502,11 +504,11 @@ def label_encoder(
         x = x.astype(keys.dtype, copy=False)
     table = {}
     for k, v in zip(keys.tolist(), values.tolist()):
-        table.setdefault(_lookup_key(k), v)  # the first of repeated keys, as onnxruntime
+        table.setdefault(lookup_key(k), v)  # the first of repeated keys (the caller keeps one of each)
     flat = x.reshape(-1).tolist()
     out = np.empty(len(flat), want)
     for i, v in enumerate(flat):
-        out[i] = table.get(_lookup_key(v), default)
+        out[i] = table.get(lookup_key(v), default)
     return out.reshape(x.shape)
 
 
@@ -522,16 +524,13 @@ def category_mapper(cats_strings: Sequence[str], cats_int64s: Sequence[int], def
     a = np.asarray(x)
     if a.dtype == object or a.dtype.kind in "US":
         a = as_strings(a)
-        table = {}
-        for s, i in zip(cats_strings, cats_int64s):
-            table.setdefault(s, int(i))
+        # The last of repeated categories wins, as onnxruntime (ONNX does not say).
+        table = {s: int(i) for s, i in zip(cats_strings, cats_int64s)}
         out = np.fromiter((table.get(s, default_int64) for s in a.reshape(-1)), np.int64, a.size)
         return out.reshape(a.shape)
     if a.dtype.kind not in "iu":
         raise KernelError(f"the input must be a string or int64 tensor, not {a.dtype}")
-    table = {}
-    for s, i in zip(cats_strings, cats_int64s):
-        table.setdefault(int(i), s)
+    table = {int(i): s for s, i in zip(cats_strings, cats_int64s)}
     out = np.empty(a.size, object)
     for j, v in enumerate(a.reshape(-1).tolist()):
         out[j] = table.get(v, default_string)

@@ -124,6 +124,7 @@ class StagedModel:
         self.hits = 0
         self.misses = 0
         self._lock = threading.Lock()
+        self._ml_opset = next((o.version for o in model.opset_import if o.domain == "ai.onnx.ml"), None)
         graph = model.graph
         inits = {t.name: t for t in graph.initializer}
         self.input_names = [i.name for i in graph.input if i.name not in inits]
@@ -304,7 +305,10 @@ class StagedModel:
 
         arrays = [self._value(env, n, node) if n else None for n in node.input]
         try:
-            outs = (host_evaluate if is_host_op(node) else evaluate)(node, arrays)
+            if is_host_op(node):
+                outs = host_evaluate(node, arrays, self._ml_opset)
+            else:
+                outs = evaluate(node, arrays)
         except KernelFailed as exc:
             raise ExecutionError("main", ErrorInfo(f"node '{node.name}' ({node.op_type}): {exc}")) from None
         for name, v in zip(node.output, outs):

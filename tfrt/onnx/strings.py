@@ -257,10 +257,12 @@ def _label_encoder_tables(a: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, An
     return found["keys"], values, default, out_dtype
 
 
-def evaluate(node, inputs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
+def evaluate(node, inputs: Sequence[np.ndarray | None], ml_opset: int | None = None) -> list[np.ndarray]:
     """The outputs of ``node`` for its input arrays (None for an absent
-    optional input), as many as it names.  A kernel's refusal is raised as
-    ``KernelFailed`` (of ``tools.onnx_ops_dynamic``)."""
+    optional input), as many as it names; ``ml_opset`` is the model's
+    ``ai.onnx.ml`` version (LabelEncoder's rules change with it).  A
+    kernel's refusal is raised as ``KernelFailed`` (of
+    ``tools.onnx_ops_dynamic``)."""
     from tfrt.kernels.registry import KernelError, default_registry
     from tfrt.tools.onnx_ops_dynamic import KernelFailed
     from tfrt.tools.onnx_ops_dynamic import evaluate as dynamic_evaluate
@@ -312,7 +314,7 @@ def evaluate(node, inputs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
                     f"neither the input ({x.dtype}) nor the result ({target}) is a string"
                 )
         elif op == "LabelEncoder":
-            outs = [_label_encoder(call, a, ins[0])]
+            outs = [_label_encoder(call, a, ins[0], ml_opset)]
         elif op == "CategoryMapper":
             attrs = (list(a.get("cats_strings", [])), list(a.get("cats_int64s", [])), a.get("default_string", "_Unused"),
                      int(a.get("default_int64", -1)))  # fmt: skip
@@ -326,7 +328,32 @@ def evaluate(node, inputs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
     return outs[: len(node.output)]
 
 
-def _label_encoder(call, a: dict[str, Any], x: Any) -> np.ndarray:
+def _last_of_repeated_keys(keys: np.ndarray, values: np.ndarray, ml_opset: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The keys once each, with the value of the last of repeated ones (as
+    LabelEncoder-4 says).  Before version 4 ONNX does not say which wins and
+    onnxruntime (the first) and ONNX's reference (the last) differ: a key
+    repeated with different values is an error there."""
+    from tfrt.kernels.registry import KernelError
+    from tfrt.kernels.strings import lookup_key
+
+    last: dict[Any, int] = {}
+    vals = values.tolist()
+    for i, k in enumerate(keys.tolist()):
+        key = lookup_key(k)
+        j = last.get(key)
+        if j is not None and (ml_opset or 0) < 4 and lookup_key(vals[j]) != lookup_key(vals[i]):
+            raise KernelError(
+                f"key {k!r} is repeated with different values: LabelEncoder before version 4 does not say which "
+                "wins (onnxruntime takes the first, ONNX's reference the last)"
+            )
+        last[key] = i
+    if len(last) == len(keys):
+        return keys, values
+    keep = np.array(sorted(last.values()), np.int64)
+    return keys[keep], values[keep]
+
+
+def _label_encoder(call, a: dict[str, Any], x: Any, ml_opset: int | None = None) -> np.ndarray:
     if "classes_strings" in a:  # LabelEncoder-1: strings <-> their positions
         classes = np.empty(len(a["classes_strings"]), object)
         classes[:] = list(a["classes_strings"])
@@ -344,4 +371,5 @@ def _label_encoder(call, a: dict[str, Any], x: Any) -> np.ndarray:
             x,
         )[0]
     keys, values, default, out_dtype = _label_encoder_tables(a)
+    keys, values = _last_of_repeated_keys(keys, values, ml_opset)
     return call("tfrt_onnx.label_encoder", (keys, values, default, out_dtype), x)[0]
