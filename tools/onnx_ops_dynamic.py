@@ -118,6 +118,8 @@ class OnnxOpsDynamic:
         cond = np.asarray(cond)
         if cond.ndim != 1:
             raise core.ImportError_(f"the condition must be 1-D, it has shape {cond.shape}")
+        if not x.shape:
+            raise core.ImportError_("the input is a scalar: Compress takes a tensor of rank 1 or more")
         axis = a.get("axis")
         if axis is None:
             x = self.em.reshape(x, (int(np.prod(x.shape, dtype=np.int64)),))

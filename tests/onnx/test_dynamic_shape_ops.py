@@ -462,3 +462,20 @@ def test_no_box_selected_flows_into_a_gather():
                  [vi("y", T.INT64, [0])], [helper.make_tensor("two", T.INT64, [], [2])])  # fmt: skip
     x = np.zeros((0, 3), np.int64)
     _same(backend.prepare(one).run({"x": x}), _ort(one, {"x": x}))
+
+
+def test_nms_iou_threshold_outside_0_1_and_compress_of_a_scalar_are_errors():
+    boxes = np.array([[[0, 0, 1, 1], [0, 0, 1, 1.1]]], np.float32)
+    scores = np.array([[[0.9, 0.8]]], np.float32)
+    for iou in (-0.5, 1.5, np.nan):
+        with pytest.raises(KernelError, match="iou_threshold must be in"):
+            non_max_suppression(0, boxes, scores, np.array(5), np.array(iou, np.float32), None)
+    for iou in (0.0, 1.0):
+        assert non_max_suppression(0, boxes, scores, np.array(5), np.array(iou, np.float32), None).shape[1] == 3
+    with pytest.raises(KernelError, match="scalar"):
+        compress(None, np.array(2.0, np.float32), np.array([True]))
+    # A constant condition (a gather in the program): refused at import.
+    m = _model([helper.make_node("Compress", ["x", "c"], ["y"], name="cp")], [vi("x", T.FLOAT, [])], [vi("y", T.FLOAT, [1])],
+               [helper.make_tensor("c", T.BOOL, [1], [True])])  # fmt: skip
+    with pytest.raises(ImportError_, match=r"node 'cp' \(Compress\): the input is a scalar"):
+        import_onnx(m)

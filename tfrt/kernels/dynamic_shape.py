@@ -55,6 +55,8 @@ def compress(axis: Any, x: Any, condition: Any) -> np.ndarray:
     if cond.ndim != 1:
         raise KernelError(f"the condition must be 1-D, it has shape {cond.shape}")
     cond = cond.astype(bool) if cond.dtype != np.bool_ else cond
+    if x.ndim == 0:
+        raise KernelError("the input is a scalar: Compress takes a tensor of rank 1 or more")
     if axis is None:
         x = x.reshape(-1)
         axis = 0
@@ -120,6 +122,8 @@ def non_max_suppression(center_point_box: int, boxes: Any, scores: Any, max_outp
     limit = 0 if limit is None else max(int(limit), 0)
     iou = _scalar(iou_threshold, "iou_threshold")
     iou = boxes.dtype.type(0) if iou is None else iou
+    if not 0 <= iou <= 1:  # (NaN included)
+        raise KernelError(f"iou_threshold must be in [0, 1], it is {iou}")
     score_min = _scalar(score_threshold, "score_threshold")
     rows: list[tuple[int, int, int]] = []
     if limit == 0:
