@@ -1090,6 +1090,8 @@ class OnnxOps:
             if st == 0:
                 raise _err("a step of 0")
             n = x.shape[ax]
+            if st < 0 and s < -n:
+                s = -n  # ONNX clamps the start to the first element (numpy would start before it)
             idx = np.arange(n)[slice(int(max(min(s, 2**62), -2**62)), int(max(min(e, 2**62), -2**62)), st)]
             if st > 0:
                 offs, sizes, strides = [0] * r, list(x.shape), [1] * r

@@ -245,6 +245,23 @@ def test_cast_of_digits_or_spaces_outside_ascii_is_an_error():
     assert list(backend.prepare(m).run([_strings([" 12\t", "-3"])])[0]) == [12, -3]
 
 
+def test_slice_clamps_as_onnx_says_on_strings_and_numbers():
+    """Negative starts and ends count from the end, then a negative step's
+    start is clamped to [0, dim - 1] and its end to [-1, dim - 1]
+    (onnxruntime agrees; numpy's slicing, which ONNX's reference uses,
+    gives nothing where the start lies before the first element)."""
+    big = 2**63 - 1
+    cases = [((-10, -10, -1), [0]), ((-9, -7, -2), [0]), ((-7, big, -1), []), ((10, -10, -1), [4, 3, 2, 1, 0]),
+             ((4, -6, -1), [4, 3, 2, 1, 0]), ((-1, -7, -2), [4, 2, 0]), ((-big - 1, 3, 1), [0, 1, 2]), ((5, 0, -1), [4, 3, 2, 1])]  # fmt: skip
+    for (st, en, sp), want in cases:
+        for t, x in ((S, _strings(list("abcde"))), (F, np.arange(5, dtype=np.float32))):
+            inits = [("s", np.array([st])), ("e", np.array([en])), ("a", np.array([0])), ("p", np.array([sp]))]
+            m = _model([helper.make_node("Slice", ["x", "s", "e", "a", "p"], ["y"])], [("x", t, [5])], [("y", t, None)],
+                       inits)  # fmt: skip
+            got = backend.prepare(m).run([x])[0]
+            assert list(got) == list(x[want]), ((st, en, sp), t, list(got))
+
+
 REGEX_TEXT = ["abc", "ABC", "a1", "a\n", "www.x.com", "x@gmail.com", "", "ab", "é1", "a b", "a\x0bb"]
 
 

@@ -585,12 +585,15 @@ def _slice(x: np.ndarray, starts: Any, ends: Any, axes: Any, steps: Any) -> np.n
             raise KernelError("a step of 0")
         a = _axis(a, x.ndim)
         dim = x.shape[a]
-        # ONNX clamps starts and ends into the axis (numpy does too), with the
-        # largest integers meaning "to the end".
-        s = max(min(s, dim), -dim - 1) if p > 0 else s
-        if p < 0 and e < -dim:
-            e = None
-        index[a] = slice(s, e, p)
+        # ONNX's clamping: negative starts and ends count from the end, then
+        # into [0, dim] (a positive step) or starts into [0, dim - 1] and ends
+        # into [-1, dim - 1], -1 meaning "past the first" (a negative step).
+        s, e = (s + dim if s < 0 else s), (e + dim if e < 0 else e)
+        if p > 0:
+            s, e = min(max(s, 0), dim), min(max(e, 0), dim)
+        else:
+            s, e = min(max(s, 0), dim - 1), min(max(e, -1), dim - 1)
+        index[a] = slice(s, None if e < 0 else e, p)
     return x[tuple(index)]
 
 
