@@ -356,6 +356,13 @@ class OnnxOpsNN:
     def op_LpPool(self, node, a):  # noqa: N802
         return self._pool_nd(node, a, "lp")
 
+    def op_GlobalLpPool(self, node, a):  # noqa: N802
+        """LpPool with one window over all the spatial axes."""
+        x = self.value(node.input[0], node)
+        if len(x.shape) < 3:
+            raise _err(f"an input of rank {len(x.shape)} (it needs a batch, a channel and a spatial axis)")
+        return self._pool_nd(node, {"kernel_shape": list(x.shape[2:]), "p": a.get("p", 2)}, "lp")
+
     # -- QuantizeLinear / DequantizeLinear --------------------------------------------------
     def _quant_param(self, node, i, x, a, what):
         """Input ``i`` (a scale or zero point) broadcast against ``x``:
