@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 
 import numpy as np
 
@@ -1737,6 +1738,9 @@ class OnnxOps:
         if not _:
             letters = sorted({c for t in terms for c in t if sum(t2.count(c) for t2 in terms) == 1})
             rhs = "".join(letters)
+        used = set("".join(terms))
+        if not (used | set(rhs)) <= set(string.ascii_letters) or len(set(rhs)) != len(rhs) or not set(rhs) <= used:
+            raise _err(f"equation '{eq}': its terms must be letters, and the output's each once and in some operand")
         sizes = {}
         for t, v in zip(terms, vals):
             if len(t) != len(v.shape):

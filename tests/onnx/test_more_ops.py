@@ -21,7 +21,7 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 from onnx import TensorProto as TP
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
-from tfrt.tools.import_onnx import ImportError_
+from tfrt.tools.import_onnx import ImportError_, import_onnx
 
 from tfrt.onnx import backend
 
@@ -538,3 +538,15 @@ def test_einsum_bad_equations_are_refused_at_the_node():
     m = _model(node, [("a", TP.FLOAT, (3, 3))], [("y", TP.FLOAT, (3,))], 12)
     with pytest.raises(ImportError_, match=r"node 'es' \(Einsum\): equation 'i\.i': 'i\.i' is not a term"):
         _ours(m, {"a": np.zeros((3, 3), np.float32)})
+
+
+@pytest.mark.parametrize("eq", ["ij->ii", "ij->k", "ij,jk->ik,", "i1,1k->ik"])
+def test_einsum_output_terms_are_checked(eq):
+    """An output index repeated or in no operand, or a term that is not
+    letters, is refused (ONNX, numpy and onnxruntime reject them; 'ij->ii'
+    was imported)."""
+    n = eq.split("->")[0].count(",") + 1
+    node = helper.make_node("Einsum", ["a", "b"][:n], ["y"], name="es", equation=eq)
+    m = _model(node, [(k, TP.FLOAT, (2, 2)) for k in ["a", "b"][:n]], [("y", TP.FLOAT, (2, 2))], 12)
+    with pytest.raises(ImportError_, match=r"node 'es' \(Einsum\): equation .*: its terms must be letters"):
+        import_onnx(m)
