@@ -101,7 +101,7 @@ class KernelPlan:
 
     __slots__ = (
         "kid",  # kernel-table index (1-based; 0 is the pseudo kernel)
-        "site",
+        "_site",  # a KernelSite, or (name, location, program) until first asked for
         "kdef",
         "fn",
         "sync",
@@ -116,6 +116,19 @@ class KernelPlan:
         "stream",
         "nres",
     )
+
+    @property
+    def site(self) -> KernelSite:
+        """The kernel's identity for diagnostics (made when first asked for:
+        most kernels never need one)."""
+        s = self._site
+        if type(s) is tuple:
+            s = self._site = KernelSite(*s)
+        return s
+
+    @site.setter
+    def site(self, value: KernelSite) -> None:
+        self._site = value
 
     def __repr__(self) -> str:
         return f"KernelPlan({self.kid}, {self.site.name!r})"
@@ -274,12 +287,11 @@ def _plan_from_columns(plan: FunctionPlan, fn: bp.Function, cols: Any, program: 
         c = code[k]
         kdef = kdefs[c]
         name = names[c]
-        site = KernelSite(name, loc[k], program)
         if kdef is None:  # a name outside the Kernels section: the reader let it through
-            program._load_error(f"unknown kernel name '{name}'", site.decoded_location())
+            program._load_error(f"unknown kernel name '{name}'", KernelSite(name, loc[k], program).decoded_location())
         kp = new(KernelPlan)
         kp.kid = k + 1
-        kp.site = site
+        kp._site = (name, loc[k], program)
         kp.kdef = kdef
         kp.fn = kdef.fn
         sync = kp.sync = kdef.is_sync
@@ -290,7 +302,7 @@ def _plan_from_columns(plan: FunctionPlan, fn: bp.Function, cols: Any, program: 
             key = (c, offsets)
             values = attr_cache.get(key)
             if values is None:
-                values = attr_cache[key] = program._decode_attrs(kdef, name, offsets, site)
+                values = attr_cache[key] = program._decode_attrs(kdef, name, offsets, kp.site)
             kp.attrs = values
         else:
             kp.attrs = ()
@@ -302,7 +314,7 @@ def _plan_from_columns(plan: FunctionPlan, fn: bp.Function, cols: Any, program: 
                 kp.funcs = tuple([functions[i] for i in funcs[f0[k] : f0[k] + nf[k]]])
             except IndexError:
                 program._load_error(f"kernel '{name}' refers to a function that does not exist",
-                                    site.decoded_location())  # fmt: skip
+                                    kp.site.decoded_location())  # fmt: skip
         else:
             kp.funcs = ()
         s = a0[k]
