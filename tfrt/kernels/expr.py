@@ -536,7 +536,7 @@ class _Gen:
             if fn == "maximum" and value == 0 and not np.signbit(value):
                 # maximum(x, +0.0) (ReLU): a zero result is +0, and adding +0.0
                 # makes any zero +0 and leaves every other value as it is.
-                return f"xp.add(xp.maximum({a[1 - i]}, {a[i]}), {a[i]}{out})"
+                return f"_relu(xp, {a[1 - i]}, {a[i]}{out})"
         return self.finish(f"_f{fn}(xp, {a[0]}, {a[1]})", target)
 
     def finish(self, code: str, target: str | None) -> str:
@@ -662,6 +662,18 @@ def _bitcast(xp, x, dtype):
     if getattr(x, "ndim", 0):
         return x.view(dtype)
     return np.asarray(x).view(dtype)[()]
+
+
+def _relu(xp, x, zero, out=None):
+    """maximum(x, +0.0) as arith.maximumf computes it: numpy may return
+    either zero of a tie, and adding +0.0 makes every zero +0 and leaves
+    every other value (NaN included) as it is.  The addition writes the
+    maximum's own array: no second temporary (a fresh array per call of a
+    large activation costs its page faults again)."""
+    r = xp.maximum(x, zero) if out is None else xp.maximum(x, zero, out=out)
+    if getattr(r, "ndim", 0):
+        return xp.add(r, zero, out=r)
+    return xp.add(r, zero)
 
 
 def _fmaximum(xp, a, b):
@@ -954,7 +966,7 @@ def _erf(xp, x, scalar_type):
 
 _HELPERS = {"_cast": _cast, "_u": _u, "_idiv": _idiv, "_irem": _irem, "_ceildiv": _ceildiv, "_bitcast": _bitcast,
             "_ctpop": _ctpop, "_erf": _erf, "_round": _round, "_fma": _fma, "_ipow": _ipow, "_ctlz": _ctlz,
-            "_cttz": _cttz, "_fptoui": _fptoui, "_fmaximum": _fmaximum, "_fminimum": _fminimum,
+            "_cttz": _cttz, "_fptoui": _fptoui, "_fmaximum": _fmaximum, "_fminimum": _fminimum, "_relu": _relu,
             "_fpow": _fpow, "_powi": _powi, "_sx": _sx, "_complex": _complex}  # fmt: skip
 
 
