@@ -44,13 +44,15 @@ class OnnxOpsMore:
         * From FLOAT8E8M0: every value (2^-127 .. 2^127, NaN) is exact in f32;
           from there one rounding to the target, as ``numpy.astype`` does in
           ONNX's reference.
-        * To FLOAT8E8M0: the input as f32 first (as the reference does), then
-          ONNX's rule on its bits (``onnx.numpy_helper.to_float8e8m0``): the
-          exponent field, plus one where ``round_mode`` rounds up (``up``: any
-          fraction; ``nearest``: a fraction of one half or more, ties up;
-          subnormals by the same bits; ``down``: never); with ``saturate`` the
-          largest exponent (2^127) does not round up to NaN; NaN and +-inf are
-          NaN; the sign is ignored (ONNX leaves negative inputs undefined).
+        * To FLOAT8E8M0: the input as f32 first (as onnxruntime does), then
+          the power of two ``round_mode`` picks (``up``: the next one unless
+          exact; ``nearest``: ties, 1.5 * 2^e, up; ``down``: the one below);
+          as ONNX's table and onnxruntime have it, 0 and values below 2^-127
+          give 2^-127 with ``saturate`` and NaN without, +inf and values above
+          2^127 give 2^127 with ``saturate`` and NaN without, negative values
+          (undefined) as 0, NaN stays NaN.  (ONNX's reference rounds the f32
+          bits: it gives NaN for +inf, 2^-127 for 0 without ``saturate``, and
+          rounds 2^-127 itself up to 2^-126.)
         * To FLOAT4E2M1, FLOAT6E2M3, FLOAT6E3M2: round to nearest even,
           values beyond the largest saturate to it (these types have no
           infinity), whatever ``saturate`` says, as the reference's
@@ -84,30 +86,35 @@ class OnnxOpsMore:
             def c(v):
                 return b.const(v, i32)
 
+            def cmp(pred, u, v):
+                return b.cmp("arith.cmpi", pred, u, v, "i32")
+
+            mag = b.op("arith.andi", bits, c(0x7FFFFFFF), t="i32")
             e = b.op("arith.andi", b.op("arith.shrui", bits, c(23), t="i32"), c(0xFF), t="i32")
-            frac = b.op("arith.andi", bits, c(0x7FFFFF), t="i32")
+            # [2^-127, 2^-126) is an f32 subnormal: its leading bit is bit 22,
+            # the fraction the bits below it.
+            sub = cmp("eq", e, c(0))
+            frac = b.select(sub, b.op("arith.andi", b.op("arith.shli", bits, c(1), t="i32"), c(0x7FFFFF), t="i32"),
+                            b.op("arith.andi", bits, c(0x7FFFFF), t="i32"), "i32")  # fmt: skip
             if mode == "up":
-                inc = b.cmp("arith.cmpi", "ne", frac, c(0), "i32")
+                inc = cmp("ne", frac, c(0))
             elif mode == "nearest":
-                g = b.cmp("arith.cmpi", "ne", b.op("arith.andi", bits, c(0x400000), t="i32"), c(0), "i32")
-                rest = b.cmp("arith.cmpi", "ne", b.op("arith.andi", bits, c(0x3FFFFF), t="i32"), c(0), "i32")
-                lsb = b.cmp("arith.cmpi", "ne", e, c(0), "i32")
-                inc = b.op("arith.andi", g, b.op("arith.ori", rest, lsb, t="i1"), t="i1")
+                inc = cmp("ne", b.op("arith.andi", frac, c(0x400000), t="i32"), c(0))
             else:
                 inc = None
-            code = e
-            if inc is not None:
-                if sat:
-                    below = b.cmp("arith.cmpi", "ne", e, c(0xFE), "i32")
-                    inc = b.op("arith.andi", inc, below, t="i1")
-                step = b.line(f"arith.extui {inc} : i1 to i32")
-                special = b.cmp("arith.cmpi", "eq", e, c(0xFF), "i32")
-                code = b.select(special, e, b.op("arith.addi", e, step, t="i32"), "i32")
+            code = e if inc is None else b.op("arith.addi", e, b.line(f"arith.extui {inc} : i1 to i32"), t="i32")
+            # Outside [2^-127, 2^127] (0, -0 and tiny values below, +inf and
+            # huge values above) and negative values: the nearest end with
+            # saturate, NaN without; NaN stays NaN.
+            code = b.select(cmp("ugt", mag, c(0x7F000000)), c(0xFE if sat else 0xFF), code, "i32")
+            code = b.select(cmp("ult", mag, c(0x00400000)), c(0 if sat else 0xFF), code, "i32")
+            code = b.select(cmp("slt", bits, c(0)), c(0 if sat else 0xFF), code, "i32")
+            code = b.select(cmp("ugt", mag, c(0x7F800000)), c(0xFF), code, "i32")
             # The code as the f32 power of two it stands for (0: 2^-127, an
             # f32 subnormal; 255: NaN), which truncf carries over exactly.
             val = b.op("arith.shli", code, c(23), t="i32")
-            val = b.select(b.cmp("arith.cmpi", "eq", code, c(0), "i32"), c(0x00400000), val, "i32")
-            val = b.select(b.cmp("arith.cmpi", "eq", code, c(0xFF), "i32"), c(0x7FC00000), val, "i32")
+            val = b.select(cmp("eq", code, c(0)), c(0x00400000), val, "i32")
+            val = b.select(cmp("eq", code, c(0xFF)), c(0x7FC00000), val, "i32")
             fv = b.line(f"arith.bitcast {val} : i32 to f32")
             return b.line(f"arith.truncf {fv} : f32 to {el}")
 
