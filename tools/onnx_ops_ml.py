@@ -270,6 +270,12 @@ class OnnxOpsMl:
             if core.kind(iv.dtype) not in "iu":
                 raise _err(f"indices of element type {iv.dtype}: int64 expected")
             iv = self.em.reshape(iv, (int(np.prod(iv.shape)),))
+            # A negative index is out of range (as a constant one is refused
+            # here and onnxruntime fails on it), not counted from the end:
+            # it becomes C, which the gather reports when the program runs.
+            it = core._elem(iv.dtype)
+            iv = self.ew([iv], iv.shape, iv.dtype, lambda b, args, el: b.select(
+                b.cmp("arith.cmpi", "slt", args[0], b.const(0, iv.dtype), it), b.const(c, iv.dtype), args[0], it))
             y = self.gather_axis(x, iv, len(shape) - 1)
         k = y.shape[-1]
         # A vector gives one row (as onnxruntime and ONNX's reference do).

@@ -178,6 +178,17 @@ def test_array_feature_extractor_constant_index_out_of_range_is_refused():
         import_onnx(helper.make_model(g, opset_imports=ML))
 
 
+def test_array_feature_extractor_negative_index_given_at_run_time_is_an_error():
+    """A negative index is out of range when it comes at run time too (not
+    the last column, as a numpy take would pick): an error, not a value."""
+    node = helper.make_node("ArrayFeatureExtractor", ["x", "i"], ["y"], domain="ai.onnx.ml")
+    x, i = np.arange(10, dtype=np.float32).reshape(2, 5), np.array([0, -1], np.int64)
+    rep = backend.prepare(_model(node, [("x", x), ("i", i)], [("y", TensorProto.FLOAT, [2, 2])], ML))
+    np.testing.assert_array_equal(rep.run([x, np.array([4, 0], np.int64)])[0], [[4, 0], [9, 5]])
+    with pytest.raises(Exception, match="out of bounds"):
+        rep.run([x, i])
+
+
 # -- TreeEnsemble ----------------------------------------------------------------------------------
 
 
