@@ -531,7 +531,13 @@ def _frozen_program(fn: Any) -> Iterator[None]:
     moves it to the permanent generation for the run and ``gc.unfreeze()``
     hands it back after, so nothing escapes the collector (the leak check
     at exit still sees everything).  A body that does not decode is left
-    to ``execute``, which reports it as always."""
+    to ``execute``, which reports it as always.  In a process whose heap
+    is frozen already (a caller that runs the tool in process, as the BEF
+    fuzz does) nothing is frozen or unfrozen: ``gc.unfreeze()`` would thaw
+    the caller's objects too."""
+    if gc.get_freeze_count():
+        yield
+        return
     prepare = getattr(fn, "prepare", None)  # a native function has no body
     try:
         if prepare is not None:
