@@ -294,20 +294,18 @@ def test_constant_inputs_and_a_constant_condition_need_no_stages():
     assert rep.compiles == 1
 
 
-def test_inside_a_loop_body_is_refused_at_the_node():
+def test_inside_a_scan_body_is_refused_at_the_node():
+    # A Loop or If with such a body runs on the host (tests/onnx/test_staged_control_flow.py); a Scan does not.
     body = helper.make_graph(
-        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
-         helper.make_node("NonZero", ["x"], ["nz"], name="nz_in_body"),
-         helper.make_node("Identity", ["x"], ["x_out"])],
-        "body", [vi("i", T.INT64, []), vi("cond_in", T.BOOL, []), vi("x_in", T.FLOAT, [3])],
-        [vi("cond_out", T.BOOL, []), vi("x_out", T.FLOAT, [3])],
+        [helper.make_node("NonZero", ["x_in"], ["nz"], name="nz_in_body"),
+         helper.make_node("Identity", ["x_in"], ["x_out"])],
+        "body", [vi("x_in", T.FLOAT, [3])], [vi("x_out", T.FLOAT, [3])],
     )  # fmt: skip
-    nodes = [helper.make_node("Loop", ["trip", "", "x"], ["xo"], body=body, name="loop")]
-    model = _model(nodes, [vi("x", T.FLOAT, [3])], [vi("xo", T.FLOAT, [3])],
-                   [helper.make_tensor("trip", T.INT64, [], [2])])  # fmt: skip
-    with pytest.raises(ImportError_, match=r"node 'loop' \(Loop\): in its body: node 'loop/nz_in_body' \(NonZero\): "
+    nodes = [helper.make_node("Scan", ["x"], ["xo"], body=body, num_scan_inputs=1, name="scan")]
+    model = _model(nodes, [vi("x", T.FLOAT, [2, 3])], [vi("xo", T.FLOAT, [2, 3])])
+    with pytest.raises(ImportError_, match=r"node 'scan' \(Scan\): in its body: node 'scan/nz_in_body' \(NonZero\): "
                                            r"the shape of its output depends on the values of its inputs"):
-        backend.prepare(model).run([np.ones(3, np.float32)])
+        backend.prepare(model).run([np.ones((2, 3), np.float32)])
 
 
 def test_the_importer_alone_refuses_with_the_reason():

@@ -24,8 +24,12 @@ import and compile of the stages after it; a count seen before is a cache
 hit.  :attr:`StagedModel.compiles`, ``hits`` and ``misses`` count them.
 
 A model with no such node is not staged (:func:`plan` returns None): it
-compiles to one program, exactly as before.  A node inside a Loop, If or
-Scan body or a function body cannot be split out; the importer refuses it
+compiles to one program, exactly as before.  A Loop or If whose body (at
+any depth) has such a node runs on the host like a kernel: If runs the
+branch its condition picks, Loop runs its body once per iteration as ONNX's
+Loop says, each body a staged model of its own (the names it reads from
+enclosing scopes become its inputs), built once and reused.  A Scan or
+function body with such a node cannot be split; the importer refuses it
 with an error naming the node unless its inputs are constants.
 
 Used by ``tfrt.onnx.backend`` and by ``tfrt.api.load`` for ``.onnx`` paths.
@@ -56,6 +60,10 @@ def _subgraphs(node) -> list:
     return out
 
 
+def _attr_graph(node, name: str):
+    return next(a.g for a in node.attribute if a.name == name)
+
+
 def _uses(node) -> list[str]:
     """Every name ``node`` reads: its inputs and what its subgraphs take
     from the enclosing scope."""
@@ -71,11 +79,48 @@ def _is_const(name: str, inits: set[str], constants: dict[str, Any]) -> bool:
     return name in inits or name in constants
 
 
+def _data_dependent(node, inits: set[str], constants) -> bool:
+    """Whether ``node`` gives a result whose shape depends on data and that
+    the importer cannot compute (its inputs are not all constants, nor is a
+    Compress's condition)."""
+    from tfrt.tools.onnx_ops_dynamic import DATA_DEPENDENT
+
+    if node.op_type not in DATA_DEPENDENT or node.domain not in ("", "ai.onnx"):
+        return False
+    ins = [n for n in node.input if n]
+    if ins and all(_is_const(n, inits, constants) for n in ins):
+        return False  # computed at import
+    # A constant condition: a gather in the program.
+    return not (node.op_type == "Compress" and len(node.input) > 1 and _is_const(node.input[1], inits, constants))
+
+
+def _body_has_data_dependent(graph) -> bool:
+    """Whether ``graph`` (a Loop or If body) holds, at any depth, a node
+    whose result shape depends on data."""
+    inits = {t.name for t in graph.initializer}
+    constants = {o for n in graph.node if n.op_type == "Constant" for o in n.output}
+    for node in graph.node:
+        if _data_dependent(node, inits, constants):
+            return True
+        if any(_body_has_data_dependent(g) for g in _subgraphs(node)):
+            return True
+    return False
+
+
+def _hosted_control(node) -> bool:
+    """A Loop or If whose body (at any depth) has a data-dependent node: it
+    runs on the host, its body a staged model of its own."""
+    return (
+        node.op_type in ("Loop", "If")
+        and node.domain in ("", "ai.onnx")
+        and any(_body_has_data_dependent(g) for g in _subgraphs(node))
+    )
+
+
 def _staged_nodes(model) -> list:
     """The main graph's data-dependent nodes that must run between programs
     (those the importer cannot do inside one: see ``tools/onnx_ops_dynamic``)."""
     from tfrt.onnx.strings import host_nodes
-    from tfrt.tools.onnx_ops_dynamic import DATA_DEPENDENT
 
     graph = model.graph
     inits = {t.name for t in graph.initializer}
@@ -86,14 +131,8 @@ def _staged_nodes(model) -> list:
     for node in graph.node:
         if id(node) in hosted:
             continue
-        if node.op_type not in DATA_DEPENDENT or node.domain not in ("", "ai.onnx"):
-            continue
-        ins = [n for n in node.input if n]
-        if ins and all(_is_const(n, inits, constants) for n in ins):
-            continue  # computed at import
-        if node.op_type == "Compress" and len(node.input) > 1 and _is_const(node.input[1], inits, constants):
-            continue  # a constant condition: a gather in the program
-        out.append(node)
+        if _data_dependent(node, inits, constants) or _hosted_control(node):
+            out.append(node)
     return out
 
 
@@ -136,6 +175,10 @@ class StagedModel:
         self._consts: dict[str, np.ndarray] = {}  # initializers and Constant outputs, read lazily
         self._init_protos = inits
         self._numpy_helper = numpy_helper
+        # The staged models of hosted Loop and If bodies, built once each
+        # (per element types of their inputs) and reused across iterations.
+        self.bodies: dict[tuple, StagedModel] = {}
+        self._value_info = {v.name: v for v in list(graph.value_info) + list(graph.output)}
         kernel_ids = {id(n) for n in kernels}
         defined = set(self.input_names) | set(inits) | set(const_nodes)
         # avail[name]: the first stage that can read the value.
@@ -170,7 +213,7 @@ class StagedModel:
         kernel_reads: dict[str, int] = {}
         for level, ks in self.kernels.items():
             for node in ks:
-                for n in node.input:
+                for n in _uses(node):
                     if n:
                         kernel_reads[n] = max(kernel_reads.get(n, -1), level)
         graph_outs = set(self.output_names)
@@ -303,6 +346,10 @@ class StagedModel:
         from tfrt.onnx.strings import is_host_op
         from tfrt.tools.onnx_ops_dynamic import KernelFailed, evaluate
 
+        if node.op_type == "Loop" and _hosted_control(node):
+            return self._run_loop(node, env)
+        if node.op_type == "If" and _hosted_control(node):
+            return self._run_if(node, env)
         arrays = [self._value(env, n, node) if n else None for n in node.input]
         try:
             if is_host_op(node):
@@ -314,6 +361,156 @@ class StagedModel:
         for name, v in zip(node.output, outs):
             if name:
                 env[name] = v
+
+    # -- Loop and If on the host -------------------------------------------------
+    def _body_model(self, node, attr: str, formal: list[str], values: list[np.ndarray]) -> StagedModel:
+        """``graph`` as a staged model: its own inputs, then the names it
+        reads from enclosing scopes, of the element types and ranks of the
+        arrays they have (dimensions symbolic: each stage is compiled for
+        the shapes it meets)."""
+        import onnx
+        from onnx import helper
+
+        from tfrt.tools.onnx_ops_control import free_names
+
+        # ``node`` is one of self.kernels (held: its id stays its own).
+        key = (id(node), attr, tuple((v.dtype.str, v.ndim) for v in values))
+        sub = self.bodies.get(key)
+        if sub is not None:
+            return sub
+        graph = _attr_graph(node, attr)
+        free = [n for n in dict.fromkeys(free_names(graph)) if n not in formal]
+        declared = {i.name: i.type.tensor_type.elem_type for i in graph.input if i.type.HasField("tensor_type")}
+        vis = [helper.make_tensor_value_info(n, declared.get(n) or helper.np_dtype_to_tensor_dtype(v.dtype),
+                                             [f"{n}_d{k}" for k in range(v.ndim)])
+               for n, v in zip([*formal, *free], values)]  # fmt: skip
+        outs = []
+        for o in graph.output:
+            v = onnx.ValueInfoProto()
+            v.CopyFrom(o)
+            if v.type.HasField("tensor_type"):
+                v.type.tensor_type.ClearField("shape")  # shapes change between iterations
+            outs.append(v)
+        g = helper.make_graph(list(graph.node), graph.name or "body", vis, outs, initializer=list(graph.initializer))
+        g.sparse_initializer.extend(graph.sparse_initializer)
+        m = helper.make_model(g, opset_imports=list(self.model.opset_import), producer_name=self.model.producer_name)
+        m.ir_version = self.model.ir_version
+        m.functions.extend(self.model.functions)
+        sub = StagedModel(m, _staged_nodes(m), self.load_kwargs)
+        self.bodies[key] = sub
+        return sub
+
+    def _run_body(self, node, attr: str, formal: list[np.ndarray], env: dict[str, np.ndarray]) -> list[np.ndarray]:
+        from tfrt.api import ExecutionError
+        from tfrt.async_value import ErrorInfo
+        from tfrt.tools.import_onnx import ImportError_
+        from tfrt.tools.onnx_ops_control import free_names
+
+        graph = _attr_graph(node, attr)
+        names = [i.name for i in graph.input][: len(formal)]
+        free = [n for n in dict.fromkeys(free_names(graph)) if n not in names]
+        values = [*formal, *(self._value(env, n, node) for n in free)]
+        where = f"node '{node.name}' ({node.op_type}): in its body: "
+        try:
+            sub = self._body_model(node, attr, names, values)
+            return sub.run(dict(zip([*names, *free], values)))
+        except ImportError_ as exc:
+            raise ImportError_(where + str(exc)) from None
+        except ExecutionError as exc:
+            raise ExecutionError("main", ErrorInfo(where + exc.info.message, exc.info.code)) from None
+
+    def _fail(self, node, message: str):
+        from tfrt.api import ExecutionError
+        from tfrt.async_value import ErrorInfo
+
+        return ExecutionError("main", ErrorInfo(f"node '{node.name}' ({node.op_type}): {message}"))
+
+    def _run_if(self, node, env: dict[str, np.ndarray]) -> None:
+        cond = self._value(env, node.input[0], node)
+        if cond.size != 1:
+            raise self._fail(node, f"the condition has {cond.size} elements, not one")
+        outs = self._run_body(node, "then_branch" if bool(cond.reshape(())) else "else_branch", [], env)
+        if len(outs) != len([o for o in node.output]):
+            raise self._fail(node, f"the branch gives {len(outs)} values for {len(node.output)} outputs")
+        for name, v in zip(node.output, outs):
+            if name:
+                env[name] = v
+
+    def _run_loop(self, node, env: dict[str, np.ndarray]) -> None:
+        """ONNX's Loop: up to M iterations while cond; the body maps
+        (iteration_num, cond_in, carried...) to (cond_out, carried...,
+        scan outputs...); scan outputs are stacked along a new axis 0."""
+        body = _attr_graph(node, "body")
+        ins = [*node.input, "", ""]
+        trip = self._value(env, ins[0], node) if ins[0] else None
+        cond = self._value(env, ins[1], node) if ins[1] else None
+        carried = [self._value(env, n, node) for n in node.input[2:]]
+        n_scan = len(body.output) - 1 - len(carried)
+        if n_scan < 0 or len(body.input) != 2 + len(carried):
+            raise self._fail(node, f"the body takes {len(body.input)} inputs and gives {len(body.output)} outputs "
+                                   f"for {len(carried)} loop-carried values")  # fmt: skip
+        for what, v in (("the trip count M", trip), ("the condition", cond)):
+            if v is not None and v.size != 1:
+                raise self._fail(node, f"{what} has {v.size} elements, not one")
+        limit = None if trip is None else int(trip.reshape(()))
+        keep = True if cond is None else bool(cond.reshape(()))
+        scans: list[list[np.ndarray]] = [[] for _ in range(n_scan)]
+        i = 0
+        while (limit is None or i < limit) and keep:
+            outs = self._run_body(node, "body", [np.array(i, np.int64), np.array(keep), *carried], env)
+            if cond is not None:
+                if outs[0].size != 1:
+                    raise self._fail(node, f"the body's condition has {outs[0].size} elements, not one")
+                keep = bool(outs[0].reshape(()))
+            carried = outs[1 : 1 + len(carried)]
+            for k in range(n_scan):
+                v = outs[1 + len(carried) + k]
+                if scans[k] and v.shape != scans[k][0].shape:
+                    raise self._fail(node, f"scan output '{body.output[1 + len(carried) + k].name}' has shape "
+                                           f"{scans[k][0].shape} in iteration 0 and {v.shape} in iteration {i}")  # fmt: skip
+                scans[k].append(v)
+            i += 1
+        results = list(carried)
+        for k in range(n_scan):
+            out = node.output[len(carried) + k] if len(carried) + k < len(node.output) else ""
+            if scans[k]:
+                results.append(np.stack(scans[k]))
+            else:
+                results.append(self._empty_scan(node, body.output[1 + len(carried) + k], out))
+        for name, v in zip(node.output, results):
+            if name:
+                env[name] = v
+
+    def _empty_scan(self, node, body_out, out: str) -> np.ndarray:
+        """A scan output of a loop that ran no iteration: shape (0, ...) from
+        the body's declared output (or the Loop's declared output)."""
+        from onnx import helper
+
+        def dims(tt, skip: int):
+            if not tt.HasField("shape"):
+                return None
+            ds = list(tt.shape.dim)[skip:]
+            return None if any(not d.HasField("dim_value") for d in ds) else [d.dim_value for d in ds]
+
+        tt = body_out.type.tensor_type
+        shape = dims(tt, 0)
+        elem = tt.elem_type
+        info = self._value_info.get(out)
+        if info is not None and info.type.HasField("tensor_type"):
+            if shape is None:
+                shape = dims(info.type.tensor_type, 1)
+            elem = elem or info.type.tensor_type.elem_type
+        if shape is None or not elem:
+            raise self._fail(node, f"the loop ran no iteration and the shape of its scan output '{body_out.name}' "
+                                   f"is not known (the body does not declare it)")  # fmt: skip
+        return np.zeros([0, *shape], helper.tensor_dtype_to_np_dtype(elem))
+
+    def programs(self):
+        """Every compiled program this model holds, its bodies' included."""
+        for stage in self.stages:
+            yield from stage.programs.values()
+        for sub in self.bodies.values():
+            yield from sub.programs()
 
     def _input(self, i: int, name: str, value: Any) -> np.ndarray:
         """A graph input as an array of the element type the model declares
@@ -435,9 +632,8 @@ class StagedProgram:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def close(self) -> None:
-        for stage in self.staged.stages:
-            for prog in stage.programs.values():
-                prog.close()
+        for prog in self.staged.programs():
+            prog.close()
 
 
 def staged_program(model, **load_kwargs: Any) -> StagedProgram | None:
