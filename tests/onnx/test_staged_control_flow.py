@@ -206,3 +206,29 @@ def test_an_empty_scan_output_of_unknown_shape_is_refused():
                                                       r"shape of its scan output 'nz' is not known"):
         rep.run([x, np.array(0, np.int64)])
 
+
+
+def test_loop_without_cond_input_stops_at_cond_out(tmp_path):
+    """A Loop with M and no cond input still ends when the body's cond_out
+    turns false (onnxruntime, ONNX's reference, the importer's unrolled
+    Loop): counts of NonZero summed until they reach ``lim``."""
+    body = helper.make_graph(
+        [node("Cast", ["i"], ["fi"], to=T.FLOAT),
+         node("Greater", ["x", "fi"], ["gt"]),
+         node("NonZero", ["gt"], ["nz"]),
+         node("Shape", ["nz"], ["sh"]),
+         node("Gather", ["sh", "one"], ["cnt"], axis=0),
+         node("Add", ["s_in", "cnt"], ["s_out"]),
+         node("Less", ["s_out", "lim"], ["cond_out"]),
+         node("Identity", ["cnt"], ["scan"])],
+        "body", [vi("i", T.INT64, []), vi("cond_in", T.BOOL, []), vi("s_in", T.INT64, [])],
+        [vi("cond_out", T.BOOL, []), vi("s_out", T.INT64, []), vi("scan", T.INT64, [])],
+        initializer=[helper.make_tensor("one", T.INT64, [], [1])],
+    )  # fmt: skip
+    m = _model([node("Loop", ["M", "", "s0"], ["s", "sc"], body=body)],
+               [vi("x", T.FLOAT, [6]), vi("M", T.INT64, []), vi("lim", T.INT64, []), vi("s0", T.INT64, [])],
+               [vi("s", T.INT64, []), vi("sc", T.INT64, ["k"])])  # fmt: skip
+    x = np.arange(6, dtype=np.float32)
+    feeds = [{"x": x, "M": np.array(mv, np.int64), "lim": np.array(lim, np.int64), "s0": np.array(0, np.int64)}
+             for mv, lim in ((7, 5), (7, 100), (1, 5), (2**62, 5))]  # fmt: skip
+    _check(m, feeds, tmp_path)

@@ -458,10 +458,11 @@ class StagedModel:
         i = 0
         while (limit is None or i < limit) and keep:
             outs = self._run_body(node, "body", [np.array(i, np.int64), np.array(keep), *carried], env)
-            if cond is not None:
-                if outs[0].size != 1:
-                    raise self._fail(node, f"the body's condition has {outs[0].size} elements, not one")
-                keep = bool(outs[0].reshape(()))
+            # cond_out ends the loop even where the Loop has no cond input
+            # (onnxruntime, ONNX's reference and the importer's unrolled Loop).
+            if outs[0].size != 1:
+                raise self._fail(node, f"the body's condition has {outs[0].size} elements, not one")
+            keep = bool(outs[0].reshape(()))
             carried = outs[1 : 1 + len(carried)]
             for k in range(n_scan):
                 v = outs[1 + len(carried) + k]
