@@ -86,10 +86,18 @@ def run_script(*parts: str, timeout: float = 120, quiet: bool = True) -> str:
     a TimeoutExpired, a failed assertion a non-zero exit: both fail the test,
     as does (``quiet``) a worker reporting a task that raised."""
     source = PRELUDE + "\n".join(textwrap.dedent(p) for p in parts)
-    proc = subprocess.run(
-        [sys.executable, "-c", source, str(HERE)],
-        capture_output=True, text=True, timeout=timeout, check=False,
-    )
+    # A script still running 10 s before its limit prints every thread's
+    # stack to stderr, which the failure then shows (where it hung).
+    dump = f"import faulthandler\nfaulthandler.dump_traceback_later({max(timeout - 10, 1)})\n"
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", dump + source, str(HERE)],
+            capture_output=True, text=True, timeout=timeout, check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        raise AssertionError(f"the script ran past {timeout} s\n--- stdout\n{out[-2000:]}\n--- stderr\n{err[-8000:]}") from None
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     if quiet:
         assert "a work queue task raised" not in proc.stderr, proc.stderr[-4000:]
