@@ -154,7 +154,7 @@ class SingleThreadedWorkQueue(WorkQueue):
         self._items: deque[Task] = deque()
         self._cv = threading.Condition(threading.Lock())
         self._sleepers = 0  # threads waiting for work, a value or the others' tasks
-        self._running: list[None] = []  # one entry per task running (append/pop: atomic)
+        self._running: list[object] = []  # one entry per task running (append/remove: atomic)
         self._local = threading.local()
 
     def add_task(self, task: Task) -> None:
@@ -193,23 +193,30 @@ class SingleThreadedWorkQueue(WorkQueue):
     def _run_next(self) -> bool:
         """Run the oldest queued task here; False if there is none."""
         running = self._running
-        running.append(None)  # before the pop: a quiesce never sees it in neither place
+        # The entry goes in before the pop (a quiesce never sees the task in
+        # neither place) and comes out in the finally: a Ctrl-C landing
+        # between the append and the pop must not leave it behind, or every
+        # later quiesce waits for a task nobody runs.  It is this call's own
+        # object, so an interrupt before the append removes nothing.
+        mark = object()
         try:
-            task = self._items.popleft()
-        except IndexError:
-            running.pop()
-            if not running and self._sleepers:
-                self._notify()
-            return False
-        try:
-            task()
-        except Exception:
-            _report_task_failure()
+            running.append(mark)
+            try:
+                task = self._items.popleft()
+            except IndexError:
+                return False
+            try:
+                task()
+            except Exception:
+                _report_task_failure()
+            return True
         finally:
-            running.pop()
+            try:
+                running.remove(mark)
+            except ValueError:  # interrupted before the append
+                pass
             if not running and self._sleepers:
                 self._notify()
-        return True
 
     def quiesce(self, timeout: float | None = None) -> bool:
         """Run queued tasks until none is queued and no thread runs one.
@@ -270,28 +277,33 @@ class SingleThreadedWorkQueue(WorkQueue):
                     if deadline is not None and monotonic() >= deadline:
                         return False
                     # _run_next, inlined: the task API's hot loop on s.
-                    running.append(None)
+                    mark = object()
+                    task = None
                     try:
-                        task = popleft()
-                    except IndexError:
-                        running.pop()
+                        running.append(mark)
+                        try:
+                            task = popleft()
+                        except IndexError:
+                            pass
+                        else:
+                            try:
+                                task()
+                            except Exception:
+                                _report_task_failure()
+                    finally:
+                        try:
+                            running.remove(mark)
+                        except ValueError:  # interrupted before the append
+                            pass
                         if not running and self._sleepers:
                             self._notify()
+                    if task is None:
                         # Nothing queued: the value resolves on another thread
                         # (a blocking task, a timer), or more work arrives.
                         if id(v) not in watched:
                             watched.add(id(v))
                             v.and_then(self._notify)
                         self._sleep_until(v, deadline)
-                        continue
-                    try:
-                        task()
-                    except Exception:
-                        _report_task_failure()
-                    finally:
-                        running.pop()
-                        if not running and self._sleepers:
-                            self._notify()
                 pending.pop()
         finally:
             local.in_task = outer

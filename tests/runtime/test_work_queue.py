@@ -105,3 +105,43 @@ def test_multi_threaded_blocking_pool_runs_in_parallel():
         q.quiesce()
     finally:
         q.shutdown()
+
+
+class _InterruptedDeque:
+    """A task queue whose first pop is hit by a Ctrl-C (the window between
+    marking a task as running and taking it)."""
+
+    def __init__(self, tasks):
+        import collections
+
+        self.items = collections.deque(tasks)
+        self.hit = False
+
+    def popleft(self):
+        if not self.hit:
+            self.hit = True
+            raise KeyboardInterrupt
+        return self.items.popleft()
+
+    def __bool__(self):
+        return bool(self.items)
+
+    def __len__(self):
+        return len(self.items)
+
+
+def test_a_ctrl_c_before_the_pop_leaves_no_running_task_behind():
+    from tfrt.work_queue import SingleThreadedWorkQueue
+
+    ran = []
+    for how in ("run_next", "await_values"):
+        q = SingleThreadedWorkQueue()
+        q._items = _InterruptedDeque([lambda: ran.append(how)])
+        with pytest.raises(KeyboardInterrupt):
+            if how == "run_next":
+                q._run_next()
+            else:
+                q.await_values([AsyncValue()], timeout=5)
+        assert q._running == []  # a stale entry made every later quiesce wait forever
+        assert q.quiesce(timeout=5)
+        assert ran[-1] == how
