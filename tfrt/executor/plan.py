@@ -520,31 +520,48 @@ def _invoke(kp: KernelPlan, exec_ctx: ExecutionContext, args: list[AsyncValue]) 
     try:
         out = kp.fn(frame)
     except BaseException as exc:
-        if isinstance(exc, KernelError):
-            frame.report_error(exc.message, exc.code)
-        elif isinstance(exc, BEFFormatError):  # a callee's body, checked when first called
-            frame.report_error(f"invalid BEF file: {exc}", ErrorCode.INVALID_ARGUMENT)
-        else:
-            frame.report_error(f"{type(exc).__name__}: {exc}")
-            if not isinstance(exc, Exception):
-                exec_ctx.request.interrupt(exc)
+        _report_raised(frame, exec_ctx, exc)
         out = None
     if out is None:
-        results = frame.results
-        for i, r in enumerate(results):
-            if r is None:
-                results[i] = _fail(kp, exec_ctx, KernelError(
-                    f"kernel '{kp.site.name}' did not set result {i}"))
-        # A copy: the caller clears its list as it publishes the results,
-        # and a kernel that reports an error later (frame.report_error from
-        # a task) must still find the values it allocated in the frame's.
-        return list(results)  # type: ignore[arg-type]
+        return _frame_results(kp, exec_ctx, frame)
     if isinstance(out, AsyncValue) or not isinstance(out, (list, tuple)):
         out = (out,)
     if len(out) != n:
         return [_fail(kp, exec_ctx, KernelError(
             f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))] * n
     return [v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v) for v in out]
+
+
+def _report_raised(frame: AsyncKernelFrame, exec_ctx: ExecutionContext, exc: BaseException) -> None:
+    """An async kernel raised ``exc``: the error at the kernel (its unset results take it)."""
+    if isinstance(exc, KernelError):
+        frame.report_error(exc.message, exc.code)
+    elif isinstance(exc, BEFFormatError):  # a callee's body, checked when first called
+        frame.report_error(f"invalid BEF file: {exc}", ErrorCode.INVALID_ARGUMENT)
+    else:
+        frame.report_error(f"{type(exc).__name__}: {exc}")
+        if not isinstance(exc, Exception):
+            exec_ctx.request.interrupt(exc)
+
+
+def _frame_results(kp: KernelPlan, exec_ctx: ExecutionContext, frame: AsyncKernelFrame) -> list[AsyncValue]:
+    results = frame.results
+    for i, r in enumerate(results):
+        if r is None:
+            results[i] = _fail(kp, exec_ctx, KernelError(f"kernel '{kp.site.name}' did not set result {i}"))
+    # A copy: the caller clears its list as it publishes the results,
+    # and a kernel that reports an error later (frame.report_error from
+    # a task) must still find the values it allocated in the frame's.
+    return list(results)  # type: ignore[arg-type]
+
+
+def _async_raised(kp: KernelPlan, exec_ctx: ExecutionContext, exc: BaseException) -> list[AsyncValue]:
+    """What :func:`_invoke` returns for an async kernel that raised ``exc``
+    (for a caller that ran the kernel's work itself: the flat interpreter's
+    ``tfrt.if``)."""
+    frame = AsyncKernelFrame(exec_ctx, kp.site, [], kp.attrs, kp.funcs, kp.nres)
+    _report_raised(frame, exec_ctx, exc)
+    return _frame_results(kp, exec_ctx, frame)
 
 
 _tls = threading.local()

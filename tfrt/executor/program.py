@@ -33,6 +33,7 @@ from tfrt.bef import program as bp
 from tfrt.bef.reader import BEFFormatError
 from tfrt.executor.columns import _column_plan, _ColumnPlan
 from tfrt.executor.compiled import _compile_fast, _FastCode
+from tfrt.executor.flat import FlatPlan, _FlatExecution, build_flat_plan
 from tfrt.executor.interpreter import _Execution, _run_in_order
 from tfrt.executor.plan import FunctionPlan, KernelPlan, KernelSite, _build_plan, _without_gc
 from tfrt.executor.recovery import _recover
@@ -78,6 +79,7 @@ class BEFFunction:
         self.result_types = tuple(fn.result_types)
         self.bef_function = fn
         self._plan: FunctionPlan | None = None
+        self._flat: FlatPlan | None = None
         self._columns: _ColumnPlan | None | bool = False  # False: not looked at yet
         self._fast: _FastCode | None = None
         self._calls = 0
@@ -100,11 +102,43 @@ class BEFFunction:
             plan = self._plan = _without_gc(_build_plan, self.bef_function, self.program)
         return plan
 
+    @property
+    def flat_plan(self) -> FlatPlan:
+        """The flat interpreter's plan, built (and the body checked) when first needed."""
+        plan = self._flat
+        if plan is None:
+            plan = self._flat = _without_gc(build_flat_plan, self)
+        return plan
+
+    def _flat_ok(self) -> bool:
+        """Whether the interpreter's calls run on the flat plan: a body read
+        from a file, a single-threaded queue, no tracer."""
+        program = self.program
+        return (
+            program.flat_interpreter
+            and not program.tracer
+            and not program.host.work_queue.threaded
+            and self.bef_function.columns is not None
+        )
+
+    def _execution(self, ctx: ExecutionContext) -> Any:
+        """The interpreter for one call: flat, traced or the general one."""
+        if self.program.tracer:
+            return _TracedExecution(self, ctx)
+        if self.program.flat_interpreter and (self._flat is not None or self._flat_ok()):
+            return _FlatExecution(self, ctx)
+        return _Execution(self, ctx)
+
     def prepare(self) -> None:
         """Check the body and build what the first call needs (done by the
         first call otherwise).  Raises BEFFormatError for a malformed body."""
-        if self.kind == bp.SYNC_FUNCTION or self._column_plan() is None:
+        if self.kind == bp.SYNC_FUNCTION:
             self.plan  # noqa: B018
+        elif self._column_plan() is None:
+            if self._flat_ok():
+                self.flat_plan  # noqa: B018
+            else:
+                self.plan  # noqa: B018
 
     def _column_plan(self) -> _ColumnPlan | None:
         cp = self._columns
@@ -172,7 +206,7 @@ class BEFFunction:
                     if type(out) is tuple:
                         return [AsyncValue(CONCRETE, v) for v in out]
                     return out
-        ex = _TracedExecution(self, ctx) if self.program.tracer else _Execution(self, ctx)
+        ex = self._execution(ctx)
         results = ex.prebind_results()
         ex.run(args)
         return results
@@ -208,7 +242,7 @@ class BEFFunction:
 
     def _start_later(self, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
         """Run the function (at ``ctx``'s depth) from a work-queue task; placeholders now."""
-        ex = _TracedExecution(self, ctx) if self.program.tracer else _Execution(self, ctx)
+        ex = self._execution(ctx)
         results = ex.prebind_results()
         args = list(args)
         ctx.host.enqueue_task(lambda: ex.run(args))
@@ -249,7 +283,7 @@ class BEFFunction:
             cp = self._column_plan()
             if cp is not None:
                 return cp.run(ctx, self, values)
-        ex = _TracedExecution(self, ctx) if self.program.tracer else _Execution(self, ctx)
+        ex = self._execution(ctx)
         results = ex.prebind_results()
         ex.run([AsyncValue(CONCRETE, v) for v in values])
         return results
@@ -356,6 +390,9 @@ class BEFProgram:
         self.host = host
         self.jit_threshold = jit_threshold
         self.tracer: Any = None  # set by tfrt.tracing to trace every kernel
+        # False: the interpreter's calls run on the general interpreter
+        # (interpreter.py) even where the flat one applies (a reference).
+        self.flat_interpreter = True
         self.functions: list[BEFFunction | NativeFunction] = []
         self._by_name: dict[str, BEFFunction | NativeFunction] = {}
         self._kernels: _KernelTable | None = None
@@ -408,6 +445,7 @@ class BEFProgram:
         for f in self.functions:
             if isinstance(f, BEFFunction):
                 f._plan = None
+                f._flat = None
                 f._columns = False
                 f._fast = None
             f.program = None

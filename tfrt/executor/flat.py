@@ -1,0 +1,677 @@
+"""The flat interpreter: TFRT's ``BEFExecutor`` algorithm on plain values and flat lists.
+
+Runs a call of an async function read from a file when the interpreter is
+needed (kernels that are not synchronous, kernels on other streams,
+pending arguments, a cancelled request) on a single-threaded work queue
+without a tracer.  It schedules exactly as ``interpreter.py`` does (the
+same ready stack, stream switches, enqueued groups of other streams,
+continuations and their depth limit, error values and cancellation,
+registers dropped after their last use); what differs is the shape:
+
+* the plan (:class:`FlatPlan`) is a dozen Python lists indexed by kernel or
+  register, made from the body's columns with numpy: no object per kernel;
+* a register holds the plain value of an available result, or an
+  :class:`_Err` holding the error AsyncValue; no AsyncValue is made for a
+  synchronous kernel's result;
+* a synchronous kernel of one result and up to two operands (most
+  kernels) runs inline in :meth:`_FlatExecution._process_inline`; any
+  other kernel, or any kernel while an error value exists in the call or
+  the request is cancelled, takes the general step, which calls
+  :func:`tfrt.executor.plan._invoke` on AsyncValues (its
+  :class:`~tfrt.executor.plan.KernelPlan` made when first needed) and
+  publishes the results as the interpreter does.  ``tfrt.if`` whose
+  selector and branch results are available runs its branch through the
+  branch's own fast path (``call_values``) without a kernel frame.
+
+A threaded queue or a tracer runs ``interpreter.py``/``traced.py``
+instead (``program.py`` chooses); recovery from the compiled or column
+path resumes in ``interpreter.py``.  ``tests/runtime/test_flat_interpreter.py``
+runs random programs through both interpreters and compares what they
+print, report and return.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorInfo, IndirectAsyncValue
+from tfrt.executor.plan import (
+    MAX_CONTINUATION_DEPTH,
+    KernelPlan,
+    KernelSite,
+    _fail,
+    _invoke,
+    _async_raised,
+    _partition_like_libstdcxx,
+    _tls,
+)
+from tfrt.host_context import ExecutionContext
+from tfrt.kernels.registry import KernelError
+
+if TYPE_CHECKING:
+    from tfrt.executor.program import BEFFunction, BEFProgram
+
+# Kernel modes: how the loop calls a kernel.
+M_NONE, M_ONE, M_TWO, M_IF, M_GENERAL = 0, 1, 2, 3, 4
+
+
+class _Err:
+    """A register's error value (a plain value is never one of these)."""
+
+    __slots__ = ("av",)
+
+    def __init__(self, av: AsyncValue) -> None:
+        self.av = av
+
+
+class FlatPlan:
+    """A function body as lists (index: kernel id, 1-based, 0 the pseudo
+    kernel; or register).  ``users1[r]``: the one kernel using register
+    ``r``, 0 for none, -1 for several (``users[r]``, latest first)."""
+
+    __slots__ = (
+        "program", "cols", "label", "n", "num_registers", "mode", "fn", "x", "y", "res", "nres", "stream",
+        "users1", "users", "kernel_uses", "init_counts", "start_users", "arg_users", "arg_live",
+        "result_registers", "returned", "root_stream", "kps", "kargs", "kfuncs", "attrs", "codes", "locs",
+    )  # fmt: skip
+
+    def kernel_plan(self, kid: int) -> KernelPlan:
+        """What :func:`_invoke` and :func:`_fail` need of kernel ``kid``, made
+        when first needed."""
+        kp = self.kps.get(kid)
+        if kp is None:
+            kp = self.kps[kid] = _kernel_plan(self, kid)
+        return kp
+
+    def users_of(self, r: int) -> list[int]:
+        u = self.users1[r]
+        if u > 0:
+            return [u]
+        if u == 0:
+            return []
+        return self.users[r]
+
+    def live(self, r: int) -> bool:
+        """TFRT's user_count > 0: a kernel uses register ``r`` or the function returns it."""
+        return self.kernel_uses[r] > 0 or r in self.returned
+
+    def callees(self, kid: int) -> tuple:
+        """The functions kernel ``kid`` runs (a region is named after this function)."""
+        functions = self.program.functions
+        fs = tuple([functions[i] for i in self.kfuncs.get(kid, ())])
+        label = self.label
+        if label:
+            for callee in fs:
+                if getattr(callee, "owner", "") is None and not callee.name:
+                    callee.owner = label
+        return fs
+
+
+def build_flat_plan(func: "BEFFunction") -> FlatPlan:
+    """The flat plan of ``func`` (its body read from a file), with numpy:
+    Python loops run only over the kernels that are not simple."""
+    program = func.program
+    cols = func.bef_function.columns
+    n = len(cols)
+    nregs = cols.num_registers
+    nfargs = cols.num_args_fn
+    table = program._kernel_table()
+    code = np.asarray(cols.code, np.int64)
+    na = np.asarray(cols.num_args, np.int64)
+    nt = np.asarray(cols.num_attrs, np.int64)
+    nf = np.asarray(cols.num_funcs, np.int64)
+    nr = np.asarray(cols.num_results, np.int64)
+    args = np.asarray(cols.args, np.int64)
+    returns = np.asarray(cols.returns, np.int64)
+    a0 = np.asarray(cols.arg_start, np.int64)
+    rb = np.asarray(cols.result_base, np.int64)
+    kdefs = table.kdefs
+    names = program.bef.kernel_names
+    functions = program.functions
+
+    def load_error(message: str, k: int) -> None:
+        c = int(code[k])
+        program._load_error(message.format(names[c]),
+                            KernelSite(names[c], int(cols.locations[k]), program).decoded_location())  # fmt: skip
+
+    if n:
+        known = np.array([kd is not None for kd in kdefs], bool)
+        unknown = ~known[code]
+        if unknown.any():  # a name outside the Kernels section: the reader let it through
+            load_error("unknown kernel name '{}'", int(np.flatnonzero(unknown)[0]))
+        if len(cols.funcs) and int(cols.funcs.max()) >= len(functions):
+            fk = np.repeat(np.arange(n), nf)
+            bad = int(fk[np.flatnonzero(np.asarray(cols.funcs) >= len(functions))[0]])
+            load_error("kernel '{}' refers to a function that does not exist", bad)
+
+    plan = FlatPlan()
+    plan.program = program
+    plan.cols = cols
+    this = functions[func.index] if func.index < len(functions) else None
+    plan.label = getattr(this, "name", "") or getattr(this, "owner", None)
+    plan.n = n
+    plan.num_registers = nregs
+    plan.kps = {}
+    # Users of each register, latest use first (MLIR's use-list order): a
+    # stable sort of the operands, reversed, by register.
+    count = np.bincount(args, minlength=nregs) if len(args) else np.zeros(nregs, np.int64)
+    user = np.repeat(np.arange(n, 0, -1, dtype=np.int64), na[::-1])
+    rev = args[::-1]
+    by_reg = np.argsort(rev, kind="stable")
+    flat = user[by_reg]
+    ends = np.cumsum(count)
+    begins = ends - count
+    if len(flat):
+        users1 = np.where(count == 1, flat[np.minimum(begins, len(flat) - 1)], 0)
+        users1[count > 1] = -1
+    else:
+        users1 = np.zeros(nregs, np.int64)
+    plan.users1 = users1.tolist()
+    users: dict[int, list[int]] = {}
+    several = np.flatnonzero(count > 1)
+    if len(several):
+        flat_l = flat.tolist()
+        for r, b, e in zip(several.tolist(), begins[several].tolist(), ends[several].tolist()):
+            users[r] = flat_l[b:e]
+    plan.users = users
+    returned = set(returns.tolist())
+    plan.kernel_uses = count.tolist()
+    plan.returned = returned
+    plan.result_registers = tuple(returns.tolist())
+    plan.root_stream = cols.root_stream
+    plan.init_counts = [0] + np.maximum(na, 1).tolist()
+    plan.start_users = (np.flatnonzero(na == 0) + 1).tolist()
+    plan.arg_users = [plan.users_of(i) for i in range(nfargs)]
+    plan.arg_live = [plan.live(i) for i in range(nfargs)]
+    plan.codes = code
+    plan.locs = cols.locations
+
+    # Modes: a synchronous kernel without context, of one result that some
+    # kernel uses and the function does not return, with up to two
+    # operands and no attributes left after binding, runs inline.
+    kdead = np.zeros(0, bool)
+    simple = table.simple[code] if n else kdead
+    binds = table.binds[code] if n else kdead
+    # (A kernel of no results has its base one past the last register.)
+    rbc = np.minimum(rb, nregs - 1) if nregs else np.zeros(n, np.int64)
+    used = (count[rbc] > 0) & (nr == 1) if nregs and n else np.zeros(n, bool)
+    if returned and n:
+        ret_mask = np.zeros(nregs, bool)
+        ret_mask[returns] = True
+        used &= ~ret_mask[rbc]
+    fast = simple & (nr == 1) & used & (na <= 2) & (nf == 0) & ((nt == 0) | binds)
+    mode = np.where(fast, np.minimum(na, 2), M_GENERAL)
+    if n:
+        is_if_code = np.array([name in ("tfrt.if", "tfrt.cond") for name in names], bool)
+        mode[is_if_code[code] & (nf == 2) & (na >= 1)] = M_IF
+    last = max(len(args) - 1, 0)
+    x = np.where(na >= 1, args[np.minimum(a0, last)], 0) if len(args) else np.zeros(n, np.int64)
+    y = np.where(na >= 2, args[np.minimum(a0 + 1, last)], 0) if len(args) else np.zeros(n, np.int64)
+    fn_l = [None] + (table.fns[code].tolist() if n else [])
+    kargs: dict[int, list[int]] = {}
+    kfuncs: dict[int, list[int]] = {}
+    attrs: dict[int, tuple] = {}
+    plan.kargs, plan.kfuncs, plan.attrs = kargs, kfuncs, attrs
+    if n:
+        # The kernels that are not simple: their operand and callee lists.
+        other = np.flatnonzero(mode >= M_IF)
+        if len(other):
+            al = args.tolist()
+            for k, s, m in zip(other.tolist(), a0[other].tolist(), na[other].tolist()):
+                kargs[k + 1] = al[s : s + m]
+        called = np.flatnonzero(nf > 0)
+        if len(called):
+            fl = np.asarray(cols.funcs).tolist()
+            f0 = np.asarray(cols.func_start, np.int64)
+            for k, s, m in zip(called.tolist(), f0[called].tolist(), nf[called].tolist()):
+                kfuncs[k + 1] = fl[s : s + m]
+        # Attributes, decoded (and checked) now as the interpreter's plan
+        # does; a binding kernel's are bound into its function.
+        cache: dict = {}
+        for k in np.flatnonzero(nt > 0).tolist():
+            c = int(code[k])
+            s = int(cols.attr_start[k])
+            offsets = tuple(cols.attrs[s : s + int(nt[k])].tolist())
+            values = cache.get((c, offsets))
+            if values is None:
+                site = KernelSite(names[c], int(cols.locations[k]), program)
+                values = cache[c, offsets] = program._decode_attrs(kdefs[c], names[c], offsets, site)
+            attrs[k + 1] = values
+        for k in np.flatnonzero(binds).tolist():
+            fn_l[k + 1] = kdefs[int(code[k])].bind(attrs.get(k + 1, ()))
+    plan.mode = [M_GENERAL] + mode.tolist()
+    plan.fn = fn_l
+    plan.x = [0] + x.tolist()
+    plan.y = [0] + y.tolist()
+    plan.res = [0] + rb.tolist()
+    plan.nres = [0] + nr.tolist()
+    plan.stream = [plan.root_stream] + cols.stream_list()
+    return plan
+
+
+def _kernel_plan(plan: FlatPlan, kid: int) -> KernelPlan:
+    """Kernel ``kid``'s record for :func:`_invoke` and :func:`_fail` (the
+    scheduling fields stay in the flat plan's lists)."""
+    program = plan.program
+    k = kid - 1
+    c = int(plan.codes[k])
+    kdef = program._kernel_table().kdefs[c]
+    kp = KernelPlan.__new__(KernelPlan)
+    kp.kid = kid
+    kp._site = (program.bef.kernel_names[c], int(plan.locs[k]), program)
+    kp.kdef = kdef
+    sync = kp.sync = kdef.is_sync
+    kp.context = kdef.context
+    kp.simple = sync and not kdef.context
+    if kdef.binds:
+        kp.fn = plan.fn[kid]
+        kp.attrs = ()
+    else:
+        kp.fn = kdef.fn
+        kp.attrs = plan.attrs.get(kid, ())
+    kp.funcs = plan.callees(kid)
+    operands = plan.kargs.get(kid)
+    if operands is None:  # a simple kernel (run here while an error value exists)
+        operands = ((), (plan.x[kid],), (plan.x[kid], plan.y[kid]))[plan.mode[kid]]
+    kp.args = tuple(operands)
+    base = plan.res[kid]
+    kp.nres = m = plan.nres[kid]
+    kp.results = tuple(range(base, base + m))
+    kp.stream = plan.stream[kid]
+    return kp
+
+
+class _Queue:
+    __slots__ = ("stream", "inline", "outline")
+
+    def __init__(self, stream: int, inline: list[int] | None = None) -> None:
+        self.stream = stream
+        self.inline = inline if inline is not None else []
+        self.outline: list[int] = []
+
+
+class _FlatExecution:
+    """One invocation of a function on a flat plan (single-threaded queue)."""
+
+    # (CPython releases slots in sorted name order: "held" goes before
+    # "results", so that results die in the general interpreter's order,
+    # last first, when the call outlives its caller's references.)
+    __slots__ = ("fn", "plan", "exec_ctx", "request", "regs", "kuses", "counts", "held", "results",
+                 "aborted", "dirty")  # fmt: skip
+
+    def __init__(self, fn: "BEFFunction", exec_ctx: ExecutionContext) -> None:
+        plan = fn.flat_plan
+        self.fn = fn
+        self.plan = plan
+        self.exec_ctx = exec_ctx
+        self.request = exec_ctx.request
+        self.regs: list[Any] = [None] * plan.num_registers
+        self.kuses = list(plan.kernel_uses)
+        self.counts = list(plan.init_counts)
+        self.results: list[AsyncValue] = []
+        self.held: dict[int, IndirectAsyncValue] = {}
+        self.aborted = False
+        self.dirty = False  # an error value is in some register
+
+    def prebind_results(self) -> list[AsyncValue]:
+        held = self.held
+        results = []
+        for r in self.plan.result_registers:
+            v = held.get(r)
+            if v is None:
+                v = held[r] = IndirectAsyncValue()
+            results.append(v)
+        self.results = results
+        return results
+
+    def run(self, args: Sequence[AsyncValue]) -> None:
+        plan = self.plan
+        q = _Queue(plan.root_stream)
+        try:
+            self._decrement(plan.start_users, q)
+            live = plan.arg_live
+            for i, users in enumerate(plan.arg_users):
+                if live[i]:
+                    self._publish(users, args[i], i, q)
+        except BaseException as exc:
+            self._abort(exc)
+            return
+        self._process(q)
+
+    def _abort(self, exc: BaseException) -> None:
+        """As ``_Execution._abort`` (single-threaded: no tracker)."""
+        base = not isinstance(exc, Exception)
+        if self.aborted:
+            if base:
+                raise exc
+            return
+        self.aborted = True
+        if base:
+            self.request.interrupt(exc)
+        info = ErrorInfo(f"{type(exc).__name__}: {exc} (while running {self.fn.describe()})")
+        for v in self.results:
+            if not v.state:
+                try:
+                    v._resolve(ERROR, info)
+                except RuntimeError:
+                    pass
+        self.exec_ctx.host.emit_error(info)
+        if base:
+            raise exc
+
+    # -- scheduling -----------------------------------------------------------
+    def _decrement(self, users: Sequence[int], q: _Queue) -> None:
+        counts = self.counts
+        stream = self.plan.stream
+        for u in users:
+            c = counts[u] - 1
+            counts[u] = c
+            if c == 0:
+                if stream[u] == q.stream:
+                    q.inline.append(u)
+                else:
+                    q.outline.append(u)
+
+    def _set_register(self, r: int, value: AsyncValue) -> None:
+        """An available value into register ``r`` (and the function's result)."""
+        if self.plan.kernel_uses[r]:  # (a register only returned is read by nobody)
+            if value.state == CONCRETE:
+                self.regs[r] = value.value
+            else:
+                self.regs[r] = _Err(value)
+                self.dirty = True
+        held = self.held.get(r)
+        if held is not None:
+            held.forward_to(value)
+
+    def _publish(self, users: Sequence[int], value: AsyncValue, r: int, q: _Queue) -> None:
+        if value.state:
+            self._set_register(r, value)
+            if users:
+                self._decrement(users, q)
+            return
+        if not users:
+            held = self.held.get(r)
+            if held is not None:
+                held.forward_to(value)
+            return
+        stream = q.stream
+        value.and_then(lambda: self._resume(users, value, r, stream))
+
+    def _resume(self, users: Sequence[int], value: AsyncValue, r: int, stream: int) -> None:
+        depth = getattr(_tls, "depth", 0)
+        if depth >= MAX_CONTINUATION_DEPTH:
+            self.exec_ctx.host.enqueue_task(lambda: self._continue(users, value, r, stream))
+            return
+        _tls.depth = depth + 1
+        try:
+            self._continue(users, value, r, stream)
+        finally:
+            _tls.depth = depth
+
+    def _continue(self, users: Sequence[int], value: AsyncValue, r: int, stream: int) -> None:
+        if self.aborted:
+            return
+        q = _Queue(stream)
+        try:
+            self._set_register(r, value)
+            self._decrement(users, q)
+        except BaseException as exc:
+            self._abort(exc)
+            return
+        self._process(q)
+
+    def _switch_stream(self, q: _Queue) -> None:
+        """TFRT's SwitchStreamId (see ``plan._switch_stream``)."""
+        outline = q.outline
+        if not outline:
+            return
+        stream = self.plan.stream
+        s = stream[outline[0]]
+        q.stream = s
+        cut = _partition_like_libstdcxx(outline, lambda kid: stream[kid] != s)
+        q.inline = outline[cut:]
+        q.outline = outline[:cut]
+
+    def _enqueue_outline(self, q: _Queue) -> None:
+        stream = self.plan.stream
+        ids = sorted(q.outline, key=stream.__getitem__)
+        q.outline = []
+        host = self.exec_ctx.host
+        start = 0
+        while start < len(ids):
+            s = stream[ids[start]]
+            end = start + 1
+            while end < len(ids) and stream[ids[end]] == s:
+                end += 1
+            group = ids[start:end]
+            host.enqueue_task(lambda s=s, g=group: self._process(_Queue(s, g)))
+            start = end
+
+    def _process(self, q: _Queue) -> None:
+        if self.aborted:
+            return
+        try:
+            if not q.inline:
+                self._switch_stream(q)
+            if q.outline:
+                self._enqueue_outline(q)
+            self._process_inline(q)
+        except BaseException as exc:
+            self._abort(exc)
+
+    def _process_inline(self, q: _Queue) -> None:
+        plan = self.plan
+        regs = self.regs
+        kuses = self.kuses
+        counts = self.counts
+        mode = plan.mode
+        fns = plan.fn
+        X = plan.x
+        Y = plan.y
+        R = plan.res
+        S = plan.stream
+        U1 = plan.users1
+        request = self.request
+        inline = q.inline
+        outline = q.outline
+        stream = q.stream
+        dirty = self.dirty
+        while inline:
+            kid = inline.pop()
+            m = mode[kid]
+            if m <= M_TWO and not dirty and request.cancel_value is None:
+                if m == M_TWO:
+                    xr = X[kid]
+                    yr = Y[kid]
+                    a = regs[xr]
+                    b = regs[yr]
+                    u = kuses[xr] - 1
+                    kuses[xr] = u
+                    if not u:
+                        regs[xr] = None
+                    u = kuses[yr] - 1
+                    kuses[yr] = u
+                    if not u:
+                        regs[yr] = None
+                    try:
+                        out = fns[kid](a, b)
+                    except BaseException as exc:
+                        a = b = None
+                        self._failed(kid, exc, q)
+                        dirty = True
+                        inline = q.inline
+                        outline = q.outline
+                        stream = q.stream
+                        continue
+                    a = b = None  # the operands die first, in order
+                elif m == M_ONE:
+                    xr = X[kid]
+                    a = regs[xr]
+                    u = kuses[xr] - 1
+                    kuses[xr] = u
+                    if not u:
+                        regs[xr] = None
+                    try:
+                        out = fns[kid](a)
+                    except BaseException as exc:
+                        a = None
+                        self._failed(kid, exc, q)
+                        dirty = True
+                        inline = q.inline
+                        outline = q.outline
+                        stream = q.stream
+                        continue
+                    a = None
+                else:
+                    try:
+                        out = fns[kid]()
+                    except BaseException as exc:
+                        self._failed(kid, exc, q)
+                        dirty = True
+                        inline = q.inline
+                        outline = q.outline
+                        stream = q.stream
+                        continue
+                r = R[kid]
+                regs[r] = out
+                out = None
+                u = U1[r]
+                if u > 0:
+                    c = counts[u] - 1
+                    counts[u] = c
+                    if not c:
+                        if S[u] == stream:
+                            inline.append(u)
+                        else:
+                            outline.append(u)
+                elif u:
+                    for u in plan.users[r]:
+                        c = counts[u] - 1
+                        counts[u] = c
+                        if not c:
+                            if S[u] == stream:
+                                inline.append(u)
+                            else:
+                                outline.append(u)
+            else:
+                if m == M_IF and not dirty and request.cancel_value is None:
+                    self._if(kid, q)
+                else:
+                    self._general(kid, q)
+                dirty = self.dirty
+                # A nested continuation may have switched nothing here, but
+                # the queue object is this loop's: re-read what it holds.
+                inline = q.inline
+                outline = q.outline
+                stream = q.stream
+            if not inline:
+                if outline:
+                    self._switch_stream(q)
+                    inline = q.inline
+                    outline = q.outline
+                    stream = q.stream
+            if outline:
+                self._enqueue_outline(q)
+                outline = q.outline
+
+    # -- the general step -----------------------------------------------------
+    def _failed(self, kid: int, exc: BaseException, q: _Queue) -> None:
+        """A simple kernel raised: its result is the error, published."""
+        kp = self.plan.kernel_plan(kid)
+        err = _fail(kp, self.exec_ctx, exc)
+        del exc
+        self._publish_out(kid, [err] * kp.nres, q)
+
+    def _general(self, kid: int, q: _Queue) -> None:
+        """Any kernel, on AsyncValues, as the interpreter runs it."""
+        kp = self.plan.kernel_plan(kid)
+        regs = self.regs
+        kuses = self.kuses
+        args = []
+        err = self.request.cancel_value
+        for r in kp.args:
+            v = regs[r]
+            if type(v) is _Err:
+                av = err = v.av
+            else:
+                av = AsyncValue(CONCRETE, v)
+            args.append(av)
+            u = kuses[r] - 1
+            kuses[r] = u
+            if not u:
+                regs[r] = None
+        v = av = None
+        if err is not None:
+            results = [err] * kp.nres
+        else:
+            results = _invoke(kp, self.exec_ctx, args)
+        args.reverse()  # drop the operands first, in order
+        del args
+        self._publish_out(kid, results, q)
+
+    def _publish_out(self, kid: int, results: list[AsyncValue], q: _Queue) -> None:
+        """Kernel ``kid``'s result values into its registers, in order (a
+        result nobody uses dies at its turn)."""
+        plan = self.plan
+        base = plan.res[kid]
+        for i in range(plan.nres[kid]):
+            r = base + i
+            if plan.live(r):
+                self._publish(plan.users_of(r), results[i], r, q)
+            results[i] = None  # type: ignore[call-overload]
+
+    def _if(self, kid: int, q: _Queue) -> None:
+        """``tfrt.if`` on available operands: the branch through its own fast
+        path (``call_values``); what it returns is published as the general
+        step publishes ``_invoke``'s results (``control_flow.if_``)."""
+        plan = self.plan
+        regs = self.regs
+        argregs = plan.kargs[kid]
+        fs = plan.kfuncs[kid]
+        functions = plan.program.functions
+        branch = functions[fs[0] if regs[argregs[0]] else fs[1]]
+        if len(argregs) - 1 != len(branch.arg_types):
+            self._general(kid, q)  # execute's arity error, at the kernel
+            return
+        if getattr(branch, "owner", "") is None and not branch.name:
+            branch.owner = plan.label  # a region, named after this function for messages
+        values = [regs[r] for r in argregs[1:]]
+        kuses = self.kuses
+        for r in argregs:
+            u = kuses[r] - 1
+            kuses[r] = u
+            if not u:
+                regs[r] = None
+        try:
+            out = branch.call_values(self.exec_ctx, values)
+        except BaseException as exc:
+            values = None
+            kp = plan.kernel_plan(kid)
+            self._publish_out(kid, _async_raised(kp, self.exec_ctx, exc), q)
+            return
+        values = None
+        n = plan.nres[kid]
+        if type(out) is tuple and len(out) == n:
+            # Available results: published as the general step would.
+            base = plan.res[kid]
+            returned = plan.returned
+            kernel_uses = plan.kernel_uses
+            for i in range(n):
+                r = base + i
+                if r in returned:
+                    self._publish(plan.users_of(r), AsyncValue(CONCRETE, out[i]), r, q)
+                elif kernel_uses[r]:
+                    regs[r] = out[i]
+                    self._decrement(plan.users_of(r), q)
+            return
+        if type(out) is tuple:
+            out = [AsyncValue(CONCRETE, v) for v in out]
+        if len(out) != n:
+            kp = plan.kernel_plan(kid)
+            err = _fail(kp, self.exec_ctx, KernelError(
+                f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))  # fmt: skip
+            out = [err] * n
+        self._publish_out(kid, list(out), q)
