@@ -108,6 +108,10 @@ def _name(section_id: int) -> str:
     return enc.SECTION_NAMES.get(section_id, f"#{section_id}")
 
 
+
+_TWO_U32 = struct.Struct("<2I").unpack_from
+_WIDTH_BYTES = tuple(enc.WIDTH_BYTES)
+
 class _Reader:
     def __init__(self, source: Any, view: memoryview):
         self.source = source
@@ -616,6 +620,91 @@ class _Reader:
         start, end = self.sections[sid]
         f_start, f_end = self.sections[SectionId.FUNCTIONS]
         n, pos = self._count(start, end, sid, "function", 5)
+        entries = self._function_entries_vectorized(n, pos, end, f_end - f_start) if n > 64 else None
+        if entries is None:
+            entries = self._function_entries(n, pos, end, f_end - f_start)
+        self.entries = entries
+        self._functions_at = f_start
+        # A body runs at most up to the next body (function sizes are implicit).
+        starts = sorted({e[1] for e in entries if e[0] != program.NATIVE_FUNCTION})
+        self._body_bounds = {
+            s: f_start + (starts[i + 1] if i + 1 < len(starts) else f_end - f_start)
+            for i, s in enumerate(starts)
+        }
+
+    def _function_entries_vectorized(self, n: int, pos: int, end: int, limit: int) -> list | None:
+        """The entries of a large index with every VBR decoded at once by
+        numpy, then one pass over the integers; None when anything is out
+        of place (the checked reader then says what and where)."""
+        import numpy as np
+
+        seg = np.frombuffer(self.buf, np.uint8, end - pos, pos)
+        if not len(seg) or seg[-1] & 0x80:
+            return None  # a truncated VBR: the checked reader names it
+        ends = np.flatnonzero(seg < 0x80)
+        begins = np.empty_like(ends)
+        begins[0] = 0
+        begins[1:] = ends[:-1] + 1
+        lengths = ends - begins + 1
+        longest = int(lengths.max())
+        if longest > 9:
+            return None
+        values = (seg[begins] & 0x7F).astype(np.int64)
+        for i in range(1, longest):
+            more = np.flatnonzero(lengths > i)
+            values[more] = (values[more] << 7) | (seg[begins[more] + i] & 0x7F)
+        tok = values.tolist()
+        ntok = len(tok)
+        types = self.types
+        ntypes = len(types)
+        kinds = (program.ASYNC_FUNCTION, program.NATIVE_FUNCTION, program.SYNC_FUNCTION)
+        names: dict[int, str] = {}
+        signatures: dict[tuple[int, ...], tuple] = {}
+        entries: list = []
+        append = entries.append
+        sid = SectionId.FUNCTION_INDEX
+        kind_at: list[int] = []
+        i = 0
+        native = program.NATIVE_FUNCTION
+        try:
+            for _ in range(n):
+                if i + 5 > ntok:
+                    return None
+                kind = tok[i]
+                offset = tok[i + 1]
+                if kind not in kinds or offset > limit or (offset == limit and kind != native):
+                    return None
+                kind_at.append(i)
+                name_offset = tok[i + 2]
+                name = names.get(name_offset)
+                if name is None:
+                    name = names[name_offset] = self._string(name_offset, sid, pos + int(begins[i + 2]))
+                r = i + 4 + tok[i + 3]  # the result count
+                if r >= ntok:
+                    return None
+                j = r + 1 + tok[r]
+                # The whole signature (counts and type indices) is one key.
+                sig = signatures.get(key := tuple(tok[i + 3 : j]))
+                if sig is None:
+                    if j > ntok:
+                        return None
+                    arg, res = tok[i + 4 : r], tok[r + 1 : j]
+                    if any(t >= ntypes for t in arg) or any(t >= ntypes for t in res):
+                        return None
+                    sig = signatures[key] = (tuple([types[t] for t in arg]), tuple([types[t] for t in res]))
+                append((kind, offset, name, sig[0], sig[1]))
+                i = j
+        except BEFFormatError:
+            return None
+        if i != ntok:
+            return None  # bytes after the last entry
+        if (lengths[kind_at] != 1).any():
+            return None  # a kind is one byte, not a VBR
+        return entries
+
+    def _function_entries(self, n: int, pos: int, end: int, limit: int) -> list:
+        """The index entries, read one VBR at a time with every check."""
+        sid = SectionId.FUNCTION_INDEX
         entries = []
         append = entries.append
         types = self.types
@@ -623,7 +712,6 @@ class _Reader:
         buf = self.buf
         vbr = self._vbr
         kinds = (program.ASYNC_FUNCTION, program.NATIVE_FUNCTION, program.SYNC_FUNCTION)
-        limit = f_end - f_start
         names: dict[int, str] = {}
         signatures: dict[tuple[int, ...], tuple] = {}
         for i in range(n):
@@ -675,13 +763,7 @@ class _Reader:
                 self._fail(sid, at, "function entry runs past the end of the section")
         if pos != end:
             self._fail(sid, pos, f"{end - pos} unexpected bytes after the function index")
-        self.entries = entries
-        # A body runs at most up to the next body (function sizes are implicit).
-        starts = sorted({e[1] for e in entries if e[0] != program.NATIVE_FUNCTION})
-        self._body_bounds = {
-            s: f_start + (starts[i + 1] if i + 1 < len(starts) else f_end - f_start)
-            for i, s in enumerate(starts)
-        }
+        return entries
 
     def _make_function(self, index: int) -> program.Function:
         kind, _offset, name, arg_types, result_types = self.entries[index]
@@ -696,18 +778,20 @@ class _Reader:
         say): an executor may plan them once.  Nothing is checked here;
         the first body decoded with a key is checked as always."""
         offset = self.entries[fn.index][1]
-        pos = self.sections[SectionId.FUNCTIONS][0] + offset
         end = self._body_bounds.get(offset)
-        buf = self.buf
-        if end is None or pos + 16 > end:
+        if end is None:
             return None
-        n, widths = struct.unpack_from("<2I", buf, pos + 4)
+        pos = self._functions_at + offset
+        if pos + 16 > end:
+            return None
+        buf = self.buf
+        n, widths = _TWO_U32(buf, pos + 4)
         code = pos + 16
-        loc = (code + n * enc.WIDTH_BYTES[widths & 3] + 3) & ~3
-        rest = (loc + n * enc.WIDTH_BYTES[(widths >> 2) & 3] + 3) & ~3
+        loc = (code + n * _WIDTH_BYTES[widths & 3] + 3) & ~3
+        rest = (loc + n * _WIDTH_BYTES[(widths >> 2) & 3] + 3) & ~3
         if rest > end:
             return None
-        return b"".join((buf[pos + 4 : loc], buf[rest:end]))
+        return bytes(buf[pos + 4 : loc]) + bytes(buf[rest:end])
 
     # Called by program.Function when its body is first needed.
     def columns(self, fn: program.Function) -> program.FunctionColumns:

@@ -12,9 +12,14 @@ column path               first calls of a function of synchronous kernels    ``
                           the body's columns
 compiled path             from the ``jit_threshold``-th call of a function     ``compiled.py``
                           that runs inline: generated straight-line Python
-interpreter               everything else (async kernels, several streams,    ``interpreter.py``
-                          pending arguments, cancellation): TFRT's
-                          ``BEFExecutor``; ``tfrt.sync`` functions in order
+flat interpreter          everything else on a single-threaded queue (async   ``flat.py``
+                          kernels, several streams, pending arguments,
+                          cancellation): TFRT's ``BEFExecutor`` on plain
+                          values and list plans made with numpy
+interpreter               the same on a threaded queue, for a function built  ``interpreter.py``
+                          in memory, and where a fast path hands over
+                          (``BEFProgram.flat_interpreter = False``: always);
+                          ``tfrt.sync`` functions in order
 traced interpreter        every call of a program with a tracer               ``traced.py``
 recovery                  a kernel fails (or a call's results are pending)    ``recovery.py``
                           on the column or compiled path: the interpreter
@@ -24,12 +29,15 @@ recovery                  a kernel fails (or a call's results are pending)    ``
 All of them call a kernel through :func:`tfrt.executor.plan._invoke` or,
 on plain values, the kernel's function itself, and they agree on what a
 call prints, reports and returns (``tests/runtime/test_fast_path.py``,
-``test_column_path.py``, ``test_side_effect_order.py``).  The shared plan
+``test_column_path.py``, ``test_side_effect_order.py``,
+``test_flat_interpreter.py``).  The shared plan
 (``plan.py``: a function's kernels, registers, used-by lists, ready counts
 and streams, and the kernel call) is built once per function, the first
-time a path needs it.  Modules import one way: ``plan`` <- ``interpreter``
-<- ``traced``; ``plan`` <- ``compiled``; ``interpreter``, ``compiled`` <-
-``recovery`` <- ``columns``; all <- ``program``.
+time a path needs it; the flat interpreter has its own list plan
+(``flat.py``: ``FlatPlan``), made from the same columns.  Modules import one
+way: ``plan`` <- ``interpreter`` <- ``traced``; ``plan`` <- ``compiled``;
+``plan`` <- ``flat``; ``interpreter``, ``compiled`` <- ``recovery`` <-
+``columns``; all <- ``program``.
 
 Example::
 

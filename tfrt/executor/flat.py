@@ -19,9 +19,16 @@ registers dropped after their last use); what differs is the shape:
   the request is cancelled, takes the general step, which calls
   :func:`tfrt.executor.plan._invoke` on AsyncValues (its
   :class:`~tfrt.executor.plan.KernelPlan` made when first needed) and
-  publishes the results as the interpreter does.  ``tfrt.if`` whose
-  selector and branch results are available runs its branch through the
-  branch's own fast path (``call_values``) without a kernel frame.
+  publishes the results as the interpreter does;
+* an async kernel of one or two operands gets its frame without a
+  KernelPlan (its name and location looked up only if asked for);
+  ``tfrt.if`` runs its branch through the branch's own fast path
+  (``call_values``) without a kernel frame, and publishes available
+  results as plain values.
+
+A function's interpreter calls take this path from its first call (the
+compiled path still takes over from the ``jit_threshold``-th call of a
+function that runs inline).
 
 A threaded queue or a tracer runs ``interpreter.py``/``traced.py``
 instead (``program.py`` chooses); recovery from the compiled or column
@@ -36,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from tfrt.bef.reader import BEFFormatError
 from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorInfo, IndirectAsyncValue
 from tfrt.executor.plan import (
     MAX_CONTINUATION_DEPTH,
@@ -44,17 +52,19 @@ from tfrt.executor.plan import (
     _fail,
     _invoke,
     _async_raised,
+    _frame_results,
     _partition_like_libstdcxx,
+    _report_raised,
     _tls,
 )
 from tfrt.host_context import ExecutionContext
-from tfrt.kernels.registry import KernelError
+from tfrt.kernels.registry import AsyncKernelFrame, KernelError
 
 if TYPE_CHECKING:
     from tfrt.executor.program import BEFFunction, BEFProgram
 
 # Kernel modes: how the loop calls a kernel.
-M_NONE, M_ONE, M_TWO, M_IF, M_GENERAL = 0, 1, 2, 3, 4
+M_NONE, M_ONE, M_TWO, M_IF, M_GENERAL, M_ASYNC = 0, 1, 2, 3, 4, 5
 
 
 class _Err:
@@ -66,15 +76,47 @@ class _Err:
         self.av = av
 
 
+class _Site(KernelSite):
+    """An async kernel's identity for its frame, looked up when asked for
+    (most kernels never are)."""
+
+    __slots__ = ("_plan", "_kid")
+
+    def __init__(self, plan: "FlatPlan", kid: int) -> None:
+        self._plan = plan
+        self._kid = kid
+        self._decoded = None
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        plan = self._plan
+        return plan.program.bef.kernel_names[int(plan.codes[self._kid - 1])]
+
+    @property
+    def location(self) -> int:  # type: ignore[override]
+        return int(self._plan.locs[self._kid - 1])
+
+    @property
+    def _program(self) -> Any:  # type: ignore[override]
+        return self._plan.program
+
+
 class FlatPlan:
-    """A function body as lists (index: kernel id, 1-based, 0 the pseudo
-    kernel; or register).  ``users1[r]``: the one kernel using register
-    ``r``, 0 for none, -1 for several (``users[r]``, latest first)."""
+    """A function body as lists, indexed by kernel id (1-based; 0 is the
+    pseudo kernel) or by register.
+
+    ``users1[r]``: the one kernel that uses register ``r``; 0 for none; for
+    several, ``-((b << 24 | m) + 1)``: they are ``ulist[b:b + m]``, latest
+    use first.  A simple kernel's operands are ``x[kid]`` and ``y[kid]``;
+    another's ``arglist[astart[kid]:]`` (as many as it has); its results
+    the registers ``res[kid] ..``.
+    """
 
     __slots__ = (
         "program", "cols", "label", "n", "num_registers", "mode", "fn", "x", "y", "res", "nres", "stream",
-        "users1", "users", "kernel_uses", "init_counts", "start_users", "arg_users", "arg_live",
-        "result_registers", "returned", "root_stream", "kps", "kargs", "kfuncs", "attrs", "codes", "locs",
+        "users1", "ulist", "kernel_uses", "init_counts", "start_users", "arg_users", "arg_live",
+        "result_registers", "returned", "root_stream", "kps", "arglist", "astart", "attrs", "codes", "locs",
+        "fkids",
     )  # fmt: skip
 
     def kernel_plan(self, kid: int) -> KernelPlan:
@@ -91,16 +133,37 @@ class FlatPlan:
             return [u]
         if u == 0:
             return []
-        return self.users[r]
+        v = -u - 1
+        b = v >> 24
+        return self.ulist[b : b + (v & 0xFFFFFF)]
+
+    def operands(self, kid: int) -> list[int]:
+        """The operand registers of a kernel that is not simple."""
+        s = self.astart[kid]
+        m = s & 255
+        s >>= 8
+        if m == 255:  # (255 or more)
+            m = int(self.cols.num_args[kid - 1])
+        return self.arglist[s : s + m]
 
     def live(self, r: int) -> bool:
         """TFRT's user_count > 0: a kernel uses register ``r`` or the function returns it."""
         return self.kernel_uses[r] > 0 or r in self.returned
 
+    def site(self, kid: int) -> KernelSite:
+        c = int(self.codes[kid - 1])
+        return KernelSite(self.program.bef.kernel_names[c], int(self.locs[kid - 1]), self.program)
+
     def callees(self, kid: int) -> tuple:
         """The functions kernel ``kid`` runs (a region is named after this function)."""
+        if kid not in self.fkids:
+            return ()
+        cols = self.cols
+        k = kid - 1
+        m = int(cols.num_funcs[k])
+        s = int(cols.func_start[k])
         functions = self.program.functions
-        fs = tuple([functions[i] for i in self.kfuncs.get(kid, ())])
+        fs = tuple([functions[i] for i in cols.funcs[s : s + m].tolist()])
         label = self.label
         if label:
             for callee in fs:
@@ -109,9 +172,17 @@ class FlatPlan:
         return fs
 
 
+def _with_pseudo(a: np.ndarray, first: int = 0) -> list:
+    """``[first, *a]`` as a list (index = kernel id)."""
+    out = np.empty(len(a) + 1, a.dtype)
+    out[0] = first
+    out[1:] = a
+    return out.tolist()
+
+
 def build_flat_plan(func: "BEFFunction") -> FlatPlan:
     """The flat plan of ``func`` (its body read from a file), with numpy:
-    Python loops run only over the kernels that are not simple."""
+    no loop in Python over the kernels but over those with attributes."""
     program = func.program
     cols = func.bef_function.columns
     n = len(cols)
@@ -157,36 +228,38 @@ def build_flat_plan(func: "BEFFunction") -> FlatPlan:
     # Users of each register, latest use first (MLIR's use-list order): a
     # stable sort of the operands, reversed, by register.
     count = np.bincount(args, minlength=nregs) if len(args) else np.zeros(nregs, np.int64)
-    user = np.repeat(np.arange(n, 0, -1, dtype=np.int64), na[::-1])
-    rev = args[::-1]
-    by_reg = np.argsort(rev, kind="stable")
-    flat = user[by_reg]
     ends = np.cumsum(count)
     begins = ends - count
-    if len(flat):
+    if len(args):
+        user = np.repeat(np.arange(n, 0, -1, dtype=np.int64), na[::-1])
+        flat = user[np.argsort(args[::-1], kind="stable")]
         users1 = np.where(count == 1, flat[np.minimum(begins, len(flat) - 1)], 0)
-        users1[count > 1] = -1
+        several = count > 1
+        if several.any():
+            if int(count.max()) >= 1 << 24:  # (more uses of one register than a file can hold)
+                raise BEFFormatError(f"function {func.index}: a register has {int(count.max())} uses")
+            kept = np.repeat(several, count)  # in flat's order (sorted by register)
+            plan.ulist = flat[kept].tolist()
+            # b: where each register's users start in the kept list
+            kb = np.cumsum(np.where(several, count, 0)) - np.where(several, count, 0)
+            users1[several] = -((kb[several] << 24 | count[several]) + 1)
+        else:
+            plan.ulist = []
     else:
         users1 = np.zeros(nregs, np.int64)
+        plan.ulist = []
     plan.users1 = users1.tolist()
-    users: dict[int, list[int]] = {}
-    several = np.flatnonzero(count > 1)
-    if len(several):
-        flat_l = flat.tolist()
-        for r, b, e in zip(several.tolist(), begins[several].tolist(), ends[several].tolist()):
-            users[r] = flat_l[b:e]
-    plan.users = users
     returned = set(returns.tolist())
     plan.kernel_uses = count.tolist()
     plan.returned = returned
     plan.result_registers = tuple(returns.tolist())
     plan.root_stream = cols.root_stream
-    plan.init_counts = [0] + np.maximum(na, 1).tolist()
+    plan.init_counts = _with_pseudo(np.maximum(na, 1))
     plan.start_users = (np.flatnonzero(na == 0) + 1).tolist()
     plan.arg_users = [plan.users_of(i) for i in range(nfargs)]
     plan.arg_live = [plan.live(i) for i in range(nfargs)]
     plan.codes = code
-    plan.locs = cols.locations
+    plan.locs = np.asarray(cols.locations)
 
     # Modes: a synchronous kernel without context, of one result that some
     # kernel uses and the function does not return, with up to two
@@ -206,27 +279,38 @@ def build_flat_plan(func: "BEFFunction") -> FlatPlan:
     if n:
         is_if_code = np.array([name in ("tfrt.if", "tfrt.cond") for name in names], bool)
         mode[is_if_code[code] & (nf == 2) & (na >= 1)] = M_IF
+        is_async = np.array([kd is not None and not kd.is_sync and not kd.binds for kd in kdefs], bool)
+        mode[is_async[code] & (mode == M_GENERAL)] = M_ASYNC
     last = max(len(args) - 1, 0)
     x = np.where(na >= 1, args[np.minimum(a0, last)], 0) if len(args) else np.zeros(n, np.int64)
     y = np.where(na >= 2, args[np.minimum(a0 + 1, last)], 0) if len(args) else np.zeros(n, np.int64)
-    fn_l = [None] + (table.fns[code].tolist() if n else [])
-    kargs: dict[int, list[int]] = {}
-    kfuncs: dict[int, list[int]] = {}
-    attrs: dict[int, tuple] = {}
-    plan.kargs, plan.kfuncs, plan.attrs = kargs, kfuncs, attrs
     if n:
-        # The kernels that are not simple: their operand and callee lists.
-        other = np.flatnonzero(mode >= M_IF)
-        if len(other):
-            al = args.tolist()
-            for k, s, m in zip(other.tolist(), a0[other].tolist(), na[other].tolist()):
-                kargs[k + 1] = al[s : s + m]
-        called = np.flatnonzero(nf > 0)
-        if len(called):
-            fl = np.asarray(cols.funcs).tolist()
-            f0 = np.asarray(cols.func_start, np.int64)
-            for k, s, m in zip(called.tolist(), f0[called].tolist(), nf[called].tolist()):
-                kfuncs[k + 1] = fl[s : s + m]
+        # A tfrt.if's x and y: its branches (function indices), not operands.
+        ifs = np.flatnonzero(mode == M_IF)
+        if len(ifs):
+            fl = np.asarray(cols.funcs, np.int64)
+            f0 = np.asarray(cols.func_start, np.int64)[ifs]
+            x[ifs] = fl[f0]
+            y[ifs] = fl[f0 + 1]
+        # An async kernel of one or two operands takes them from x and y;
+        # one of none or more is a general step.
+        mode[(mode == M_ASYNC) & ((na == 0) | (na > 2))] = M_GENERAL
+    fn_l = _with_pseudo(table.fns[code]) if n else [None]
+    # Where the other kernels' operands are (-1: a simple kernel's are x, y).
+    other = mode >= M_IF
+    if other.any():
+        # Only their operands, in kernel order: astart indexes this list.
+        mine = np.repeat(other, na)
+        plan.arglist = args[mine].tolist()
+        m = np.where(other, na, 0)
+        plan.astart = _with_pseudo(np.where(other, (np.cumsum(m) - m) << 8 | np.minimum(m, 255), -1), -1)
+    else:
+        plan.arglist = []
+        plan.astart = _with_pseudo(np.full(n, -1, np.int64), -1)
+    attrs: dict[int, tuple] = {}
+    plan.attrs = attrs
+    plan.fkids = set((np.flatnonzero(nf > 0) + 1).tolist())
+    if n:
         # Attributes, decoded (and checked) now as the interpreter's plan
         # does; a binding kernel's are bound into its function.
         cache: dict = {}
@@ -241,13 +325,13 @@ def build_flat_plan(func: "BEFFunction") -> FlatPlan:
             attrs[k + 1] = values
         for k in np.flatnonzero(binds).tolist():
             fn_l[k + 1] = kdefs[int(code[k])].bind(attrs.get(k + 1, ()))
-    plan.mode = [M_GENERAL] + mode.tolist()
+    plan.mode = _with_pseudo(mode, M_GENERAL)
     plan.fn = fn_l
-    plan.x = [0] + x.tolist()
-    plan.y = [0] + y.tolist()
-    plan.res = [0] + rb.tolist()
-    plan.nres = [0] + nr.tolist()
-    plan.stream = [plan.root_stream] + cols.stream_list()
+    plan.x = _with_pseudo(x)
+    plan.y = _with_pseudo(y)
+    plan.res = _with_pseudo(rb)
+    plan.nres = _with_pseudo(nr)
+    plan.stream = _with_pseudo(np.asarray(cols.stream, np.int64), plan.root_stream) if n else [plan.root_stream]
     return plan
 
 
@@ -272,10 +356,10 @@ def _kernel_plan(plan: FlatPlan, kid: int) -> KernelPlan:
         kp.fn = kdef.fn
         kp.attrs = plan.attrs.get(kid, ())
     kp.funcs = plan.callees(kid)
-    operands = plan.kargs.get(kid)
-    if operands is None:  # a simple kernel (run here while an error value exists)
-        operands = ((), (plan.x[kid],), (plan.x[kid], plan.y[kid]))[plan.mode[kid]]
-    kp.args = tuple(operands)
+    if plan.astart[kid] >= 0:
+        kp.args = tuple(plan.operands(kid))
+    else:  # a simple kernel (run here while an error value exists)
+        kp.args = ((), (plan.x[kid],), (plan.x[kid], plan.y[kid]))[plan.mode[kid]]
     base = plan.res[kid]
     kp.nres = m = plan.nres[kid]
     kp.results = tuple(range(base, base + m))
@@ -407,7 +491,20 @@ class _FlatExecution:
             return
         _tls.depth = depth + 1
         try:
-            self._continue(users, value, r, stream)
+            # _continue, inlined: one async result on the hot path.
+            if self.aborted:
+                return
+            q = _Queue(stream)
+            try:
+                self._set_register(r, value)
+                self._decrement(users, q)
+                if not q.inline:
+                    self._switch_stream(q)
+                if q.outline:
+                    self._enqueue_outline(q)
+                self._process_inline(q)
+            except BaseException as exc:
+                self._abort(exc)
         finally:
             _tls.depth = depth
 
@@ -474,6 +571,7 @@ class _FlatExecution:
         R = plan.res
         S = plan.stream
         U1 = plan.users1
+        UL = plan.ulist
         request = self.request
         inline = q.inline
         outline = q.outline
@@ -548,7 +646,9 @@ class _FlatExecution:
                         else:
                             outline.append(u)
                 elif u:
-                    for u in plan.users[r]:
+                    u = -u - 1
+                    b = u >> 24
+                    for u in UL[b : b + (u & 0xFFFFFF)]:
                         c = counts[u] - 1
                         counts[u] = c
                         if not c:
@@ -557,7 +657,11 @@ class _FlatExecution:
                             else:
                                 outline.append(u)
             else:
-                if m == M_IF and not dirty and request.cancel_value is None:
+                if dirty or request.cancel_value is not None:
+                    self._general(kid, q)
+                elif m == M_ASYNC:
+                    self._async(kid, q)
+                elif m == M_IF:
                     self._if(kid, q)
                 else:
                     self._general(kid, q)
@@ -612,11 +716,60 @@ class _FlatExecution:
         del args
         self._publish_out(kid, results, q)
 
+    def _async(self, kid: int, q: _Queue) -> None:
+        """An async kernel on available operands (``_invoke``'s async half,
+        without a KernelPlan unless something goes wrong)."""
+        plan = self.plan
+        regs = self.regs
+        kuses = self.kuses
+        r = plan.x[kid]
+        args = [AsyncValue(CONCRETE, regs[r])]
+        u = kuses[r] - 1
+        kuses[r] = u
+        if not u:
+            regs[r] = None
+        if plan.init_counts[kid] == 2:
+            r = plan.y[kid]
+            args.append(AsyncValue(CONCRETE, regs[r]))
+            u = kuses[r] - 1
+            kuses[r] = u
+            if not u:
+                regs[r] = None
+        n = plan.nres[kid]
+        exec_ctx = self.exec_ctx
+        frame = AsyncKernelFrame(exec_ctx, _Site(plan, kid), args, plan.attrs.get(kid, ()), plan.callees(kid), n)
+        try:
+            out = plan.fn[kid](frame)
+        except BaseException as exc:
+            _report_raised(frame, exec_ctx, exc)
+            out = None
+        if out is None:
+            results = _frame_results(plan.kernel_plan(kid), exec_ctx, frame)
+        else:
+            if isinstance(out, AsyncValue) or not isinstance(out, (list, tuple)):
+                out = (out,)
+            if len(out) != n:
+                kp = plan.kernel_plan(kid)
+                results = [_fail(kp, exec_ctx, KernelError(
+                    f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))] * n  # fmt: skip
+            else:
+                results = [v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v) for v in out]
+            out = None
+        frame = None
+        args.reverse()  # drop the operands first, in order
+        del args
+        self._publish_out(kid, results, q)
+
     def _publish_out(self, kid: int, results: list[AsyncValue], q: _Queue) -> None:
         """Kernel ``kid``'s result values into its registers, in order (a
         result nobody uses dies at its turn)."""
         plan = self.plan
         base = plan.res[kid]
+        if len(results) == 1:
+            if plan.kernel_uses[base] or base in plan.returned:
+                self._publish(plan.users_of(base), results[0], base, q)
+            results[0] = None  # type: ignore[call-overload]
+            return
         for i in range(plan.nres[kid]):
             r = base + i
             if plan.live(r):
@@ -629,10 +782,8 @@ class _FlatExecution:
         step publishes ``_invoke``'s results (``control_flow.if_``)."""
         plan = self.plan
         regs = self.regs
-        argregs = plan.kargs[kid]
-        fs = plan.kfuncs[kid]
-        functions = plan.program.functions
-        branch = functions[fs[0] if regs[argregs[0]] else fs[1]]
+        argregs = plan.operands(kid)
+        branch = plan.program.functions[plan.x[kid] if regs[argregs[0]] else plan.y[kid]]
         if len(argregs) - 1 != len(branch.arg_types):
             self._general(kid, q)  # execute's arity error, at the kernel
             return
