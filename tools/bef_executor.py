@@ -513,9 +513,22 @@ def _run_all(opts: Options, program: Any, host: Any, sink: Any) -> int:
     status = 0
     if init is not None:
         status |= _run_function(init, host, opts, sink)
+    out = sys.stdout
+    skipped: list[str] = []  # "Not running" lines, written together before the next run
     for fn in functions:
-        if fn is not init:
-            status |= _run_function(fn, host, opts, sink)
+        if fn is init:
+            continue
+        if fn.arg_types:
+            skipped.append(f"--- Not running '{fn.name}' because it has arguments.\n")
+            continue
+        if not fn.name:
+            continue
+        if skipped:
+            out.write("".join(skipped))
+            skipped.clear()
+        status |= _run_function(fn, host, opts, sink)
+    if skipped:
+        out.write("".join(skipped))
     sys.stdout.flush()  # before anything more reaches stderr
     return status
 

@@ -145,6 +145,19 @@ def random_module(seed: int) -> str:
         elif r < 0.72:
             lines.append(f"  %v{i} = tfrt.call @helper({pick()}) : ({T}) -> {T}")
             values.append(f"%v{i}")
+        elif r < 0.76:
+            a, b, c = pick(), pick(), pick()
+            lines.append(f'  %b{i} = "flat_test.odd"({a}) : ({T}) -> i1')
+            lines += [
+                f"  %v{i}, %w{i} = tfrt.if %b{i}, {b}, {c} : ({T}, {T}) -> ({T}, {T}) {{",
+                f"    tfrt.return {c}, {b} : {T}, {T}",
+                "  } else {",
+                _op("flat_test.later", [b], ["%k"]),
+                _op("flat_test.pair", [c], ["%p", "%q"]),
+                f"    tfrt.return %k, %q : {T}, {T}",
+                "  }",
+            ]
+            values += [f"%v{i}", f"%w{i}"]
         elif r < 0.82:
             a, b = pick(), pick()
             lines.append(f'  %b{i} = "flat_test.odd"({a}) : ({T}) -> i1')
@@ -191,7 +204,7 @@ def run(text: str, flat: bool) -> tuple:
     return list(LOG), seen, [e.message for e in errors], fn._flat is not None
 
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("seed", range(80))
 def test_random_programs_run_as_on_the_general_interpreter(seed):
     text = random_module(seed)
     *flat, used_flat = run(text, True)

@@ -779,7 +779,71 @@ class _FlatExecution:
     def _if(self, kid: int, q: _Queue) -> None:
         """``tfrt.if`` on available operands: the branch through its own fast
         path (``call_values``); what it returns is published as the general
-        step publishes ``_invoke``'s results (``control_flow.if_``)."""
+        step publishes ``_invoke``'s results (``control_flow.if_``).  This
+        is the common one: a selector, one operand and one result."""
+        plan = self.plan
+        s = plan.astart[kid]
+        if s & 255 != 2 or plan.nres[kid] != 1:
+            self._if_any(kid, q)
+            return
+        regs = self.regs
+        s >>= 8
+        c = plan.arglist[s]
+        a = plan.arglist[s + 1]
+        branch = plan.program.functions[plan.x[kid] if regs[c] else plan.y[kid]]
+        if len(branch.arg_types) != 1:
+            self._general(kid, q)  # execute's arity error, at the kernel
+            return
+        if getattr(branch, "owner", "") is None and not branch.name:
+            branch.owner = plan.label  # a region, named after this function for messages
+        v = regs[a]
+        kuses = self.kuses
+        u = kuses[c] - 1
+        kuses[c] = u
+        if not u:
+            regs[c] = None
+        u = kuses[a] - 1
+        kuses[a] = u
+        if not u:
+            regs[a] = None
+        try:
+            out = branch.call_values(self.exec_ctx, [v])
+        except BaseException as exc:
+            v = None
+            kp = plan.kernel_plan(kid)
+            self._publish_out(kid, _async_raised(kp, self.exec_ctx, exc), q)
+            return
+        v = None
+        r = plan.res[kid]
+        if type(out) is not tuple or len(out) != 1 or r in plan.returned:
+            box = [out]
+            out = None
+            self._if_results(kid, box, q)
+            return
+        if plan.kernel_uses[r]:
+            regs[r] = out[0]
+            out = None
+            self._decrement(plan.users_of(r), q)
+
+    def _if_results(self, kid: int, box: list, q: _Queue) -> None:
+        """What a branch returned (plain values, or AsyncValues; the only
+        reference, in ``box``), published as ``_invoke``'s results are."""
+        plan = self.plan
+        n = plan.nres[kid]
+        out = box.pop()
+        if type(out) is tuple:
+            out = [AsyncValue(CONCRETE, v) for v in out]  # (the tuple dies here)
+        elif type(out) is not list:
+            out = list(out)
+        if len(out) != n:
+            kp = plan.kernel_plan(kid)
+            err = _fail(kp, self.exec_ctx, KernelError(
+                f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))  # fmt: skip
+            out = [err] * n
+        self._publish_out(kid, out, q)
+
+    def _if_any(self, kid: int, q: _Queue) -> None:
+        """``tfrt.if`` of any number of operands and results."""
         plan = self.plan
         regs = self.regs
         argregs = plan.operands(kid)
@@ -804,25 +868,6 @@ class _FlatExecution:
             self._publish_out(kid, _async_raised(kp, self.exec_ctx, exc), q)
             return
         values = None
-        n = plan.nres[kid]
-        if type(out) is tuple and len(out) == n:
-            # Available results: published as the general step would.
-            base = plan.res[kid]
-            returned = plan.returned
-            kernel_uses = plan.kernel_uses
-            for i in range(n):
-                r = base + i
-                if r in returned:
-                    self._publish(plan.users_of(r), AsyncValue(CONCRETE, out[i]), r, q)
-                elif kernel_uses[r]:
-                    regs[r] = out[i]
-                    self._decrement(plan.users_of(r), q)
-            return
-        if type(out) is tuple:
-            out = [AsyncValue(CONCRETE, v) for v in out]
-        if len(out) != n:
-            kp = plan.kernel_plan(kid)
-            err = _fail(kp, self.exec_ctx, KernelError(
-                f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))  # fmt: skip
-            out = [err] * n
-        self._publish_out(kid, list(out), q)
+        box = [out]
+        out = None
+        self._if_results(kid, box, q)
