@@ -167,6 +167,39 @@ class Function:
         self._loader = loader
         self._optional = loader
 
+    @classmethod
+    def from_index(cls, entries: list, loader: Any) -> list["Function"]:
+        """One function per function-index entry ``(kind, offset, name,
+        arg_types, result_types)``, its body read by ``loader`` when first
+        needed: ``Function(i, name, kind, args, results, loader=loader)``
+        for each, made without the keyword defaults (a file may hold tens
+        of thousands of regions)."""
+        new = object.__new__
+        out = []
+        append = out.append
+        for index, (kind, _offset, name, arg_types, result_types) in enumerate(entries):
+            f = new(cls)
+            f.index = index
+            f.name = name
+            f.kind = kind
+            f.arg_types = arg_types
+            f.result_types = result_types
+            f._location = 0
+            f._num_registers = 0
+            f._register_uses = ()
+            f._kernels = None
+            f._pseudo_used_by = ()
+            f._result_registers = ()
+            f._register_types = None
+            f._attribute_names = None
+            f._function_ref_names = None
+            f._columns = None
+            f._root_stream = 0
+            f._loader = loader
+            f._optional = loader
+            append(f)
+        return out
+
     def __repr__(self) -> str:
         return f"Function({self.index}, {self.name!r})"
 

@@ -170,7 +170,7 @@ class _Reader:
         self._read_locations_header()
         self._read_attribute_types()
         self._read_function_index()
-        self.functions = [self._make_function(i) for i in range(len(self.entries))]
+        self.functions = program.Function.from_index(self.entries, self)
         self._optional_read = False
         loc_start, loc_end = self._range(SectionId.LOCATIONS)
         return program.BefFile(

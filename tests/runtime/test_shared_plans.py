@@ -72,3 +72,68 @@ def test_each_shared_body_still_names_its_own_line(tmp_path):
     assert "b.mlir:16:5: error: unexpected error: runtime error: Divide by zero" in err
     assert "b.mlir:23:" not in err
     assert "'main' returned <<error: Divide by zero>>" in proc.stdout.decode()
+
+
+def test_later_calls_share_compiled_code_of_identical_bodies():
+    program = load(blocks([2, 2, 5, 2]))
+    for _ in range(3):  # the second call compiles (jit_threshold 2), the third runs it
+        assert call(program).value == 60 // 2 // 2 // 5 // 2
+    ran = [f for f in program.functions if not f.name and f._fast is not None]
+    assert len(ran) == 4  # the four else branches
+    assert len({id(f._fast) for f in ran}) == 2  # two distinct bodies, compiled once each
+    assert len([c for c in program._fast_codes.values() if c is not None]) == 2
+
+
+def test_a_shared_compiled_body_reports_the_failing_function_s_own_line():
+    lines = ["func.func @main() -> i32 {", "  %f = tfrt.constant.i1 0", "  %x0 = tfrt.constant.i32 2",
+             "  %zero = tfrt.constant.i32 0"]  # fmt: skip
+    for i, x in enumerate(["%x0", "%zero"], 1):  # the same body, 60 / 2 and 60 / 0
+        lines += [
+            f"  %a{i} = tfrt.if %f, {x} : (i32) -> i32 {{",
+            f"    tfrt.return {x} : i32",
+            "  } else {",
+            "    %k = tfrt.constant.i32 60",
+            f"    %q, %r = tfrt.div.i32 %k, {x}",
+            "    tfrt.return %q : i32",
+            "  }",
+        ]
+    lines += ["  %s = tfrt.add.i32 %a1, %a2", "  tfrt.return %s : i32", "}"]
+    diags = []
+    data = write_bef(parse_module("\n".join(lines) + "\n", "b.mlir"))
+    program = BEFProgram.load(read_bef(data, lazy=True), HostContext(diag_handler=diags.append))
+    for _ in range(3):  # column path, then compiled, then compiled again
+        assert call(program).error is not None
+    assert [d.location.line for d in diags] == [16, 16, 16]  # the second block's division (line 16)
+    fast = [f._fast for f in program.functions if not f.name and f._fast is not None]
+    assert len(fast) == 2 and fast[0] is fast[1]
+
+
+def test_a_body_with_an_async_kernel_is_compiled_for_itself():
+    text = """
+    func.func @main() -> i32 {
+      %one = tfrt.constant.i32 1
+      %f = tfrt.constant.i1 0
+      %a = tfrt.if %f, %one : (i32) -> i32 {
+        tfrt.return %one : i32
+      } else {
+        %x = tfrt.call @g(%one) : (i32) -> i32
+        tfrt.return %x : i32
+      }
+      %b = tfrt.if %f, %a : (i32) -> i32 {
+        tfrt.return %a : i32
+      } else {
+        %x = tfrt.call @g(%a) : (i32) -> i32
+        tfrt.return %x : i32
+      }
+      tfrt.return %b : i32
+    }
+    func.func @g(%x: i32) -> i32 {
+      %y = tfrt.add.i32 %x, %x
+      tfrt.return %y : i32
+    }
+    """
+    program = load(text)
+    for _ in range(3):
+        assert call(program).value == 4
+    fast = [f._fast for f in program.functions if not f.name and f._fast is not None]
+    assert len(fast) == 2 and fast[0] is not fast[1]

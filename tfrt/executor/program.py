@@ -83,6 +83,7 @@ class BEFFunction:
         self._columns: _ColumnPlan | None | bool = False  # False: not looked at yet
         self._fast: _FastCode | None = None
         self._calls = 0
+        self._key: Any = False  # _body(), once asked for
         # For a region (no name): the function it belongs to, once known.
         self.owner: str | None = None
 
@@ -140,15 +141,23 @@ class BEFFunction:
             else:
                 self.plan  # noqa: B018
 
+    def _body(self) -> Any:
+        """What decides what a call does: the kind, the signature and the
+        body's bytes but its locations (None: no key, nothing is shared)."""
+        key = self._key
+        if key is False:
+            body = self.bef_function.body_key()
+            key = self._key = None if body is None else (self.kind, self.arg_types, self.result_types, body)
+        return key
+
     def _column_plan(self) -> _ColumnPlan | None:
         cp = self._columns
         if cp is False:
-            key = self.bef_function.body_key()
+            key = self._body()
             if key is None:
                 cp = _without_gc(_column_plan, self)
             else:
                 cache = self.program._column_plans
-                key = (self.kind, self.arg_types, self.result_types, key)
                 cp = cache.get(key, False)
                 if cp is False:
                     cp = cache[key] = _without_gc(_column_plan, self)
@@ -297,11 +306,26 @@ class BEFFunction:
         self._calls += 1
         if self._calls < self.program.jit_threshold or self._calls < 0:
             return None
-        if self.plan.order is None:
+        # Functions with the same body share their code when it names no
+        # kernel's site (no async or context kernel: an error is reported
+        # through the function's own plan), as they share column plans.
+        key = self._body()
+        shared = self.program._fast_codes
+        fast = shared.get(key, False) if key is not None else False
+        if fast is None:
             self._calls = -(1 << 62)  # never qualifies: stop counting
             return None
-        self._fast = _compile_fast(self)
-        return self._fast
+        if fast is False:
+            if self.plan.order is None:
+                if key is not None:
+                    shared[key] = None
+                self._calls = -(1 << 62)  # never qualifies: stop counting
+                return None
+            fast = _compile_fast(self)
+            if key is not None and all(kp.sync and not kp.context for kp in self.plan.kernels[1:]):
+                shared[key] = fast
+        self._fast = fast
+        return fast
 
     def compile(self) -> bool:
         """Compile the fast path now (if the function qualifies); returns whether it did."""
@@ -399,6 +423,8 @@ class BEFProgram:
         # Column plans by body (bp.Function.body_key): functions whose bodies
         # differ only in their locations share one plan.
         self._column_plans: dict[Any, _ColumnPlan | None] = {}
+        # Compiled code by body, for bodies of plain kernels (_fast_code).
+        self._fast_codes: dict[Any, _FastCode | None] = {}
 
     def _kernel_table(self) -> _KernelTable:
         table = self._kernels
@@ -453,6 +479,7 @@ class BEFProgram:
         self._by_name = {}
         self._kernels = None
         self._column_plans = {}
+        self._fast_codes = {}
 
     def function(self, name: str) -> BEFFunction | NativeFunction | None:
         return self._by_name.get(name)
