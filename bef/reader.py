@@ -116,6 +116,8 @@ class _Reader:
     def __init__(self, source: Any, view: memoryview):
         self.source = source
         self.buf = view
+        # Slices of a bytes or mmap source are bytes at once (body keys).
+        self._bytes = source if type(source) is bytes or type(source) is mmap.mmap else None
         self.size = len(view)
         self.sections: dict[int, tuple[int, int]] = {}
         self._string_cache: dict[tuple[int, int], str] = {}
@@ -784,13 +786,17 @@ class _Reader:
         pos = self._functions_at + offset
         if pos + 16 > end:
             return None
-        buf = self.buf
+        buf = self._bytes
+        if buf is None:
+            buf = self.buf
         n, widths = _TWO_U32(buf, pos + 4)
         code = pos + 16
         loc = (code + n * _WIDTH_BYTES[widths & 3] + 3) & ~3
         rest = (loc + n * _WIDTH_BYTES[(widths >> 2) & 3] + 3) & ~3
         if rest > end:
             return None
+        if buf is self._bytes:
+            return buf[pos + 4 : loc] + buf[rest:end]
         return bytes(buf[pos + 4 : loc]) + bytes(buf[rest:end])
 
     # Called by program.Function when its body is first needed.

@@ -101,6 +101,20 @@ class _Site(KernelSite):
         return self._plan.program
 
 
+class _Frame(AsyncKernelFrame):
+    """An async kernel's frame whose identity (name, location) is looked up
+    from the plan when asked for."""
+
+    __slots__ = ("_plan", "_kid")
+
+    @property
+    def _site(self) -> KernelSite:  # type: ignore[override]
+        return _Site(self._plan, self._kid)
+
+
+_new_frame = _Frame.__new__
+
+
 class FlatPlan:
     """A function body as lists, indexed by kernel id (1-based; 0 is the
     pseudo kernel) or by register.
@@ -496,7 +510,10 @@ class _FlatExecution:
                 return
             q = _Queue(stream)
             try:
-                self._set_register(r, value)
+                if value.state == CONCRETE and self.plan.kernel_uses[r] and r not in self.held:
+                    self.regs[r] = value.value
+                else:
+                    self._set_register(r, value)
                 self._decrement(users, q)
                 if not q.inline:
                     self._switch_stream(q)
@@ -737,7 +754,14 @@ class _FlatExecution:
                 regs[r] = None
         n = plan.nres[kid]
         exec_ctx = self.exec_ctx
-        frame = AsyncKernelFrame(exec_ctx, _Site(plan, kid), args, plan.attrs.get(kid, ()), plan.callees(kid), n)
+        frame = _new_frame(_Frame)
+        frame.exec_ctx = exec_ctx
+        frame._plan = plan
+        frame._kid = kid
+        frame.args = args
+        frame.attrs = plan.attrs.get(kid, ())
+        frame.funcs = plan.callees(kid) if kid in plan.fkids else ()
+        frame.results = [None] * n
         try:
             out = plan.fn[kid](frame)
         except BaseException as exc:
@@ -758,6 +782,16 @@ class _FlatExecution:
         frame = None
         args.reverse()  # drop the operands first, in order
         del args
+        if n == 1:
+            av = results[0]
+            if not av.state:  # the common case: a task will resolve it
+                r = plan.res[kid]
+                if plan.kernel_uses[r] and r not in plan.returned:
+                    results = None
+                    users = plan.users_of(r)
+                    stream = q.stream
+                    av.and_then(lambda: self._resume(users, av, r, stream))
+                    return
         self._publish_out(kid, results, q)
 
     def _publish_out(self, kid: int, results: list[AsyncValue], q: _Queue) -> None:
