@@ -108,7 +108,7 @@ class Program:
         self._calls: dict[str, tuple[Any, tuple, tuple | None]] = {}
         self._threaded = host.work_queue.threaded
         self._queue = host.work_queue
-        for fn in program.functions:
+        for fn in program.named_functions():
             if fn.name:
                 convs = tuple(converter(t) for t in fn.arg_types)
                 specs = tuple(getattr(c, "spec", None) for c in convs)
@@ -116,7 +116,7 @@ class Program:
 
     @property
     def functions(self) -> list[str]:
-        return [f.name for f in self._program.functions if f.name]
+        return [f.name for f in self._program.named_functions()]
 
     @property
     def bef_program(self) -> BEFProgram:

@@ -616,6 +616,7 @@ class _FlatExecution:
                     except BaseException as exc:
                         a = b = None
                         self._failed(kid, exc, q)
+                        self._after_kernel(q)
                         dirty = True
                         inline = q.inline
                         outline = q.outline
@@ -634,6 +635,7 @@ class _FlatExecution:
                     except BaseException as exc:
                         a = None
                         self._failed(kid, exc, q)
+                        self._after_kernel(q)
                         dirty = True
                         inline = q.inline
                         outline = q.outline
@@ -645,6 +647,7 @@ class _FlatExecution:
                         out = fns[kid]()
                     except BaseException as exc:
                         self._failed(kid, exc, q)
+                        self._after_kernel(q)
                         dirty = True
                         inline = q.inline
                         outline = q.outline
@@ -697,6 +700,14 @@ class _FlatExecution:
             if outline:
                 self._enqueue_outline(q)
                 outline = q.outline
+
+    def _after_kernel(self, q: _Queue) -> None:
+        """What the loop does after each kernel: switch streams when the
+        current one has nothing ready, enqueue the other streams' kernels."""
+        if not q.inline and q.outline:
+            self._switch_stream(q)
+        if q.outline:
+            self._enqueue_outline(q)
 
     # -- the general step -----------------------------------------------------
     def _failed(self, kid: int, exc: BaseException, q: _Queue) -> None:
@@ -800,9 +811,28 @@ class _FlatExecution:
         plan = self.plan
         base = plan.res[kid]
         if len(results) == 1:
-            if plan.kernel_uses[base] or base in plan.returned:
-                self._publish(plan.users_of(base), results[0], base, q)
+            # _publish and _set_register, inlined: a continuation chain
+            # nests no deeper here than in the general interpreter.
+            value = results[0]
             results[0] = None  # type: ignore[call-overload]
+            r = base
+            kernel_uses = plan.kernel_uses[r]
+            if not kernel_uses and r not in plan.returned:
+                return  # a result nobody uses dies now
+            if value.state:
+                if kernel_uses:
+                    if value.state == CONCRETE:
+                        self.regs[r] = value.value
+                    else:
+                        self.regs[r] = _Err(value)
+                        self.dirty = True
+                held = self.held.get(r)
+                if held is not None:
+                    held.forward_to(value)
+                if kernel_uses:
+                    self._decrement(plan.users_of(r), q)
+                return
+            self._publish(plan.users_of(r), value, r, q)
             return
         for i in range(plan.nres[kid]):
             r = base + i
@@ -867,7 +897,9 @@ class _FlatExecution:
         out = box.pop()
         if type(out) is tuple:
             out = [AsyncValue(CONCRETE, v) for v in out]  # (the tuple dies here)
-        elif type(out) is not list:
+        else:
+            # A copy: the list may be the branch's own (an interpreted
+            # call's results, which it still reads), as _invoke copies.
             out = list(out)
         if len(out) != n:
             kp = plan.kernel_plan(kid)
@@ -897,10 +929,12 @@ class _FlatExecution:
         try:
             out = branch.call_values(self.exec_ctx, values)
         except BaseException as exc:
+            values.reverse()  # the operands die in order, as the general step drops them
             values = None
             kp = plan.kernel_plan(kid)
             self._publish_out(kid, _async_raised(kp, self.exec_ctx, exc), q)
             return
+        values.reverse()
         values = None
         box = [out]
         out = None

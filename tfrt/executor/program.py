@@ -24,7 +24,8 @@ of these first reads it.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
@@ -52,7 +53,7 @@ class _KernelTable:
     """Per kernel code of a program: its definition, function and whether the
     column path may call it (sync, no context)."""
 
-    __slots__ = ("kdefs", "fns", "simple", "binds", "fn_list", "simple_list", "binds_list")
+    __slots__ = ("kdefs", "fns", "simple", "binds", "fn_list", "simple_list", "binds_list", "observing")
 
     def __init__(self, program: "BEFProgram") -> None:
         registry = program.host.registry
@@ -65,6 +66,9 @@ class _KernelTable:
         self.fns[:] = self.fn_list
         self.simple = np.array(self.simple_list, bool)
         self.binds = np.array(self.binds_list, bool)
+        # Per code: the kernel observes AsyncValues (None: no such kernel).
+        observing = [kd is not None and kd.observes_async_values for kd in self.kdefs]
+        self.observing = np.array(observing, bool) if any(observing) else None
 
 
 class BEFFunction:
@@ -80,6 +84,7 @@ class BEFFunction:
         self.bef_function = fn
         self._plan: FunctionPlan | None = None
         self._flat: FlatPlan | None = None
+        self._flat_body_ok: bool | None = None
         self._columns: _ColumnPlan | None | bool = False  # False: not looked at yet
         self._fast: _FastCode | None = None
         self._calls = 0
@@ -113,14 +118,20 @@ class BEFFunction:
 
     def _flat_ok(self) -> bool:
         """Whether the interpreter's calls run on the flat plan: a body read
-        from a file, a single-threaded queue, no tracer."""
+        from a file, a single-threaded queue, no tracer, and no kernel that
+        observes its operands' AsyncValues (``KernelDef.observes_async_values``)."""
         program = self.program
-        return (
-            program.flat_interpreter
-            and not program.tracer
-            and not program.host.work_queue.threaded
-            and self.bef_function.columns is not None
-        )
+        if not program.flat_interpreter or program.tracer or program.host.work_queue.threaded:
+            return False
+        ok = self._flat_body_ok
+        if ok is None:
+            cols = self.bef_function.columns
+            ok = cols is not None
+            if ok and len(cols):
+                observing = program._kernel_table().observing
+                ok = observing is None or not observing[np.asarray(cols.code)].any()
+            self._flat_body_ok = ok
+        return ok
 
     def _execution(self, ctx: ExecutionContext) -> Any:
         """The interpreter for one call: flat, traced or the general one."""
@@ -406,6 +417,43 @@ class NativeFunction:
     call_values_in = call_values  # a native function does not nest
 
 
+class _Functions(Sequence):
+    """A program's functions, indexed as in the file: each made when first
+    asked for (a file of an unrolled loop holds tens of thousands of
+    regions, most of which a call never runs)."""
+
+    __slots__ = ("_program", "_bef", "_items")
+
+    def __init__(self, program: "BEFProgram", bef_functions: Sequence[bp.Function]) -> None:
+        self._program = program
+        self._bef = bef_functions
+        self._items: list[BEFFunction | NativeFunction | None] = [None] * len(bef_functions)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i: Any) -> Any:
+        if type(i) is int:
+            f = self._items[i]  # IndexError as a list's
+            if f is None:
+                f = self._items[i] = BEFFunction(self._program, self._bef[i])
+            return f
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._items)))]
+        return self[i.__index__()]
+
+    def __iter__(self) -> Iterator[Any]:
+        for i in range(len(self._items)):
+            yield self[i]
+
+    def made(self) -> list[Any]:
+        """The functions made so far."""
+        return [f for f in self._items if f is not None]
+
+    def __repr__(self) -> str:
+        return f"<{len(self._items)} functions>"
+
+
 class BEFProgram:
     """A loaded BEF file: its functions, ready to run on a host."""
 
@@ -417,8 +465,8 @@ class BEFProgram:
         # False: the interpreter's calls run on the general interpreter
         # (interpreter.py) even where the flat one applies (a reference).
         self.flat_interpreter = True
-        self.functions: list[BEFFunction | NativeFunction] = []
-        self._by_name: dict[str, BEFFunction | NativeFunction] = {}
+        self.functions: _Functions = _Functions(self, [])
+        self._by_name: dict[str, int] = {}  # name -> index (the last of that name)
         self._kernels: _KernelTable | None = None
         # Column plans by body (bp.Function.body_key): functions whose bodies
         # differ only in their locations share one plan.
@@ -446,8 +494,11 @@ class BEFProgram:
         prog = cls(bef, host, jit_threshold=jit_threshold)
         prog._check_kernel_names()
         registry = host.registry
+        functions = prog.functions = _Functions(prog, bef.functions)
+        native = bp.NATIVE_FUNCTION
+        by_name = prog._by_name
         for f in bef.functions:
-            if f.kind == bp.NATIVE_FUNCTION:
+            if f.kind == native:
                 ndef = registry.get_native(f.name)
                 if ndef is None:
                     # TFRT's loader wording, plus the name it leaves out.
@@ -455,34 +506,40 @@ class BEFProgram:
                         "invalid FunctionIndex section in BEF file: unable to find native "
                         f"function in global registry: '{f.name}'"
                     )
-                obj: BEFFunction | NativeFunction = NativeFunction(prog, f, ndef.fn)
-            else:
-                obj = BEFFunction(prog, f)
-            prog.functions.append(obj)
+                functions._items[f.index] = NativeFunction(prog, f, ndef.fn)
             if f.name:
-                prog._by_name[f.name] = obj
+                by_name[f.name] = f.index
         return prog
+
+    def named_functions(self) -> list["BEFFunction | NativeFunction"]:
+        """The functions that have a name, in the file's order (a region's
+        function is made only when something runs or asks for it)."""
+        functions = self.functions
+        return [functions[f.index] for f in self.bef.functions if f.name]
 
     def release(self) -> None:
         """Drop every function's plans and the references that make cycles
         (functions <-> program), so that the program is freed as soon as the
         caller lets go of it, without a pass of the cyclic GC over its
         plans.  The program cannot run afterwards."""
-        for f in self.functions:
+        functions = self.functions
+        made = functions.made() if isinstance(functions, _Functions) else functions
+        for f in made:
             if isinstance(f, BEFFunction):
                 f._plan = None
                 f._flat = None
                 f._columns = False
                 f._fast = None
             f.program = None
-        self.functions = []
+        self.functions = _Functions(self, [])
         self._by_name = {}
         self._kernels = None
         self._column_plans = {}
         self._fast_codes = {}
 
     def function(self, name: str) -> BEFFunction | NativeFunction | None:
-        return self._by_name.get(name)
+        index = self._by_name.get(name)
+        return None if index is None else self.functions[index]
 
     def _load_error(self, message: str, location: bp.Location | None = None) -> None:
         self.host.emit_error(ErrorInfo(message), location)

@@ -251,6 +251,11 @@ class KernelDef:
     context: bool = False
     module: str = ""
     binds: bool = False  # fn(*attrs) returns the kernel for those attributes
+    # The kernel looks at its operands' AsyncValue objects themselves
+    # (identity, references: TFRT's IsUnique), not only at their values:
+    # a function holding it runs on the general interpreter, where every
+    # register is its AsyncValue.
+    observes_async_values: bool = False
 
     @property
     def is_sync(self) -> bool:
@@ -306,8 +311,10 @@ def kernel(
     kind: str = "sync",
     context: bool = False,
     bind: bool = False,
+    observes_async_values: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: define the kernel ``name`` (see the module docstring)."""
+    """Decorator: define the kernel ``name`` (see the module docstring;
+    ``observes_async_values``: see :class:`KernelDef`)."""
     if bind and kind != "sync":
         raise ValueError(f"kernel {name!r}: bind=True is for sync kernels")
     if kind not in ("sync", "async"):
@@ -319,7 +326,7 @@ def kernel(
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         module = getattr(fn, "__module__", "") or ""
-        kdef = KernelDef(name, fn, kind, attr_kinds, codes, context, module, bind)
+        kdef = KernelDef(name, fn, kind, attr_kinds, codes, context, module, bind, observes_async_values)
         DEFINITIONS.setdefault(module, []).append(kdef)
         return fn
 

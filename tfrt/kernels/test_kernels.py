@@ -395,7 +395,7 @@ def print_debug_info(ctx: KernelContext, *_chain):
     return CHAIN
 
 
-@kernel("tfrt_test.get_uniqueness", kind="async")
+@kernel("tfrt_test.get_uniqueness", kind="async", observes_async_values=True)
 def get_uniqueness(frame: AsyncKernelFrame):
     # TFRT answers AsyncValue::IsUnique(): only the kernel's own reference is
     # left.  Here: the frame's argument list is the only holder of the
