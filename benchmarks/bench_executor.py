@@ -463,6 +463,7 @@ def main() -> None:
     parser.add_argument("--only-end-to-end", action="store_true", help="only the end-to-end figures")
     parser.add_argument("--sizes", default="20000,100000", help="the two program sizes of the end-to-end slope")
     parser.add_argument("--baseline", metavar="EXE", help="another bef_executor to time beside (an older build)")
+    parser.add_argument("--repeat", type=int, default=3, help="end-to-end processes per size (the best counts)")
     opts = parser.parse_args()
     default_registry()  # import the kernel modules before timing anything
     if not opts.only_end_to_end:
@@ -472,7 +473,7 @@ def main() -> None:
         bench_memory(10_000 if opts.quick else 100_000)
     if opts.end_to_end or opts.only_end_to_end:
         lo, hi = (int(v) for v in opts.sizes.split(","))
-        bench_end_to_end((lo, hi), 3, opts.baseline)
+        bench_end_to_end((lo, hi), opts.repeat, opts.baseline)
 
 
 if __name__ == "__main__":

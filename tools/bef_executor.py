@@ -472,7 +472,7 @@ def _load_and_run(opts: Options, data: Any, host: Any, diags: RuntimeDiagnostics
     set_recursion_limit()
 
     if opts.benchmark and not opts.function:
-        named = [f.name for f in program.functions if f.name]
+        named = [f.name for f in program.named_functions()]
         if len(named) != 1:
             sys.stderr.write(f"{PROG}: error: --benchmark needs --function=NAME (have: {', '.join(named)})\n")
             return 1
@@ -507,7 +507,8 @@ def _run_all(opts: Options, program: Any, host: Any, sink: Any) -> int:
                 return 1
             functions.append(fn)
     else:
-        functions = list(program.functions)
+        # The file's functions in order, each made only if it runs.
+        functions = None
 
     init = program.function(opts.test_init_function) if opts.test_init_function else None
     status = 0
@@ -515,13 +516,16 @@ def _run_all(opts: Options, program: Any, host: Any, sink: Any) -> int:
         status |= _run_function(init, host, opts, sink)
     out = sys.stdout
     skipped: list[str] = []  # "Not running" lines, written together before the next run
-    for fn in functions:
-        if fn is init:
-            continue
+    for fn in functions if functions is not None else program.bef.functions:
         if fn.arg_types:
-            skipped.append(f"--- Not running '{fn.name}' because it has arguments.\n")
+            if init is None or fn.index != init.index:
+                skipped.append(f"--- Not running '{fn.name}' because it has arguments.\n")
             continue
         if not fn.name:
+            continue
+        if functions is None:
+            fn = program.functions[fn.index]
+        if fn is init:
             continue
         if skipped:
             out.write("".join(skipped))
@@ -628,7 +632,7 @@ def _invoke(opts: Options, program: Any, host: Any, diags: RuntimeDiagnostics) -
 
     fn = program.function(opts.function)
     if fn is None or not fn.name:
-        have = ", ".join(f.name for f in program.functions if f.name)
+        have = ", ".join(f.name for f in program.named_functions())
         sys.stderr.write(f"{PROG}: error: no function named '{opts.function}' (have: {have})\n")
         return 1
     if len(opts.inputs) != len(fn.arg_types):

@@ -597,8 +597,9 @@ class _FlatExecution:
         while inline:
             kid = inline.pop()
             m = mode[kid]
-            if m <= M_TWO and not dirty and request.cancel_value is None:
-                if m == M_TWO:
+            # (Modes as literals: M_NONE, M_ONE, M_TWO are 0, 1, 2.)
+            if m <= 2 and not dirty and request.cancel_value is None:
+                if m == 2:  # M_TWO
                     xr = X[kid]
                     yr = Y[kid]
                     a = regs[xr]
@@ -623,7 +624,7 @@ class _FlatExecution:
                         stream = q.stream
                         continue
                     a = b = None  # the operands die first, in order
-                elif m == M_ONE:
+                elif m == 1:  # M_ONE
                     xr = X[kid]
                     a = regs[xr]
                     u = kuses[xr] - 1
@@ -679,9 +680,9 @@ class _FlatExecution:
             else:
                 if dirty or request.cancel_value is not None:
                     self._general(kid, q)
-                elif m == M_ASYNC:
+                elif m == 5:  # M_ASYNC
                     self._async(kid, q)
-                elif m == M_IF:
+                elif m == 3:  # M_IF
                     self._if(kid, q)
                 else:
                     self._general(kid, q)
@@ -780,6 +781,9 @@ class _FlatExecution:
             out = None
         if out is None:
             results = _frame_results(plan.kernel_plan(kid), exec_ctx, frame)
+        elif n == 1 and isinstance(out, AsyncValue):  # the common case: its one result
+            results = [out]
+            out = None
         else:
             if isinstance(out, AsyncValue) or not isinstance(out, (list, tuple)):
                 out = (out,)
