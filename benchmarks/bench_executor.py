@@ -41,6 +41,7 @@ from tfrt.api import Program
 from tfrt.async_value import CONCRETE, AsyncValue, run_when_ready
 from tfrt.bef import program as bp
 from tfrt.executor import BEFProgram, set_recursion_limit
+from tfrt.executor.flat import _FlatExecution
 from tfrt.host_context import HostContext
 from tfrt.kernels import basic
 from tfrt.kernels.registry import KernelRegistry, default_registry, kernel
@@ -243,10 +244,11 @@ def bench_chain(n: int) -> None:
             y = y + c
 
     np_s = timeit(numpy_loop)
-    first, column = bench_chain_from_file(n)
+    first, column, flat = bench_chain_from_file(n)
     per = lambda s: f"{s / n * 1e6:7.3f}"  # noqa: E731
     print(f"  compiled straight-line path  {per(fast)}   (target <= 0.5)")
     print(f"  interpreter (TFRT algorithm) {per(interp)}")
+    print(f"  flat interpreter (same)      {per(flat)}   (from BEF bytes, plan built)")
     print(f"  column path (first calls)    {per(column)}   ({interp / column:.1f} x faster than the interpreter)")
     print(f"  from BEF bytes: load, check, plan and run once {per(first)}")
     print(f"  floor: Python loop of add    {per(floor_s)}")
@@ -254,9 +256,9 @@ def bench_chain(n: int) -> None:
     print(f"  load {load:.2f} s, compile {compile_s:.2f} s (once per function)")
 
 
-def bench_chain_from_file(n: int) -> tuple[float, float]:
+def bench_chain_from_file(n: int) -> tuple[float, float, float]:
     """The chain as a BEF file: (load + check + plan + first call, a later
-    call on the column path), in seconds."""
+    call on the column path, a call on the flat interpreter), in seconds."""
     from tfrt.bef.reader import read_bef
     from tfrt.bef.writer import write_bef
     from tfrt.dialects.syntax import parse_module
@@ -278,7 +280,15 @@ def bench_chain_from_file(n: int) -> tuple[float, float]:
     fn = BEFProgram.load(read_bef(data, lazy=True), host, jit_threshold=1 << 30).function("chain")
     assert fn._column_plan() is not None
     column = timeit(lambda: fn.execute(host.new_execution_context(), []))
-    return first, column
+
+    def flat_call() -> None:  # the interpreter's algorithm on the flat plan, this same body
+        ex = _FlatExecution(fn, host.new_execution_context())
+        results = ex.prebind_results()
+        ex.run([])
+        host.await_values(results)
+
+    flat = timeit(flat_call)
+    return first, column, flat
 
 
 def bench_call(calls: int) -> None:
