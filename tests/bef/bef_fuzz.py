@@ -83,6 +83,31 @@ def twelve_functions() -> str:
     return "".join(out)
 
 
+def many_branches(blocks: int = 40) -> str:
+    """More than 64 functions (the function index read with numpy): blocks
+    of adds over two chains, a ``tfrt.if`` and an async add each."""
+    lines = ["func.func @main() -> (i32, i32) {", "  %one = tfrt.constant.i32 1",
+             "  %a0 = tfrt.constant.i32 0", "  %b0 = tfrt.constant.i32 0"]  # fmt: skip
+    for i in range(1, blocks + 1):
+        p = i - 1
+        lines += [
+            f"  %x{i} = tfrt.add.i32 %a{p}, %one",
+            f"  %z{i} = tfrt.add.i32 %b{p}, %one",
+            f'  %c{i} = "tfrt.lessequal.i32"(%x{i}, %z{i}) : (i32, i32) -> i1',
+            f"  %d{i} = tfrt.if %c{i}, %x{i} : (i32) -> i32 {{",
+            f"    tfrt.return %x{i} : i32",
+            "  } else {",
+            "    %k = tfrt.constant.i32 2",
+            f"    %m = tfrt.add.i32 %x{i}, %k",
+            "    tfrt.return %m : i32",
+            "  }",
+            f'  %a{i} = "tfrt_test.async_add.i32"(%d{i}, %one) : (i32, i32) -> i32',
+            f"  %b{i} = tfrt.add.i32 %z{i}, %one",
+        ]
+    lines += [f"  tfrt.return %a{blocks}, %b{blocks} : i32, i32", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def seed_programs() -> list[tuple[str, bytes]]:
     """(name, BEF bytes) of every seed, with and without the optional sections."""
     from tfrt.bef.writer import write_bef
@@ -97,6 +122,7 @@ def seed_programs() -> list[tuple[str, bytes]]:
                             "// CHECK-LABEL: --- Running 'repeat_prints_in_order'", None), p)
                for n, t, p in sources]  # fmt: skip
     sources.append(("twelve_functions", twelve_functions(), "twelve_functions.mlir"))
+    sources.append(("many_branches", many_branches(), "many_branches.mlir"))
     seeds = []
     for name, text, path in sources:
         module = parse_module(text, path, allow_unregistered=True)
