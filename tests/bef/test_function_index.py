@@ -8,7 +8,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from tfrt.bef import reader as R
 from tfrt.bef.reader import BEFFormatError, read_bef
 from tfrt.passes.compiler import compile_text_to_bef

@@ -16,15 +16,21 @@ import random
 import sys
 
 import pytest
-
-from tfrt.async_value import AsyncValue
 from tfrt.bef.reader import read_bef
 from tfrt.bef.writer import write_bef
 from tfrt.dialects.syntax import parse_module
+
+from tfrt.async_value import AsyncValue
 from tfrt.executor import BEFProgram
 from tfrt.executor.flat import _FlatExecution
 from tfrt.host_context import HostContext
-from tfrt.kernels.registry import BUILTIN_KERNEL_MODULES, AsyncKernelFrame, KernelError, KernelRegistry, kernel
+from tfrt.kernels.registry import (
+    BUILTIN_KERNEL_MODULES,
+    AsyncKernelFrame,
+    KernelError,
+    KernelRegistry,
+    kernel,
+)
 
 LOG: list[str] = []
 
@@ -123,16 +129,19 @@ def random_module(seed: int) -> str:
         _op("flat_test.two", ["%a", "%b"], ["%o"]),
         f"  tfrt.return %o, %a : {T}, {T}",
         "}",
-        f"func.func @main() -> ({{results}}) {{",
+        "func.func @main() -> ({results}) {",
     ]
     values: list[str] = []
     chains: list[str] = []
     for i in range(rng.randint(1, 3)):
         lines.append(_op("flat_test.make", [], [f"%c{i}"], f" {{value = {i} : i32}}"))
         values.append(f"%c{i}")
+
+    def pick() -> str:
+        return rng.choice(values)
+
     for i in range(rng.randint(3, 25)):
         r = rng.random()
-        pick = lambda: rng.choice(values)  # noqa: E731
         if r < 0.08:
             lines.append(f"  %ch{i} = tfrt.new.chain")
             chains.append(f"%ch{i}")
@@ -225,7 +234,7 @@ def test_random_programs_run_as_on_the_general_interpreter(seed):
     # (Seed 111 caught a failing kernel that skipped the stream switch and
     # the enqueueing that follow every kernel.)
     text = random_module(seed)
-    *flat, used_flat = run(text, True)
+    *flat, _ = run(text, True)
     *general, used_general = run(text, False)
     assert flat == general, text
     assert not used_general

@@ -39,20 +39,21 @@ print, report and return.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tfrt.bef.reader import BEFFormatError
 from tfrt.async_value import CONCRETE, ERROR, AsyncValue, ErrorInfo, IndirectAsyncValue
+from tfrt.bef.reader import BEFFormatError
 from tfrt.executor.plan import (
     MAX_CONTINUATION_DEPTH,
     KernelPlan,
     KernelSite,
-    _fail,
-    _invoke,
     _async_raised,
+    _fail,
     _frame_results,
+    _invoke,
     _partition_like_libstdcxx,
     _report_raised,
     _tls,
@@ -61,7 +62,7 @@ from tfrt.host_context import ExecutionContext
 from tfrt.kernels.registry import AsyncKernelFrame, KernelError
 
 if TYPE_CHECKING:
-    from tfrt.executor.program import BEFFunction, BEFProgram
+    from tfrt.executor.program import BEFFunction
 
 # Kernel modes: how the loop calls a kernel.
 M_NONE, M_ONE, M_TWO, M_IF, M_GENERAL, M_ASYNC = 0, 1, 2, 3, 4, 5
@@ -82,7 +83,7 @@ class _Site(KernelSite):
 
     __slots__ = ("_plan", "_kid")
 
-    def __init__(self, plan: "FlatPlan", kid: int) -> None:
+    def __init__(self, plan: FlatPlan, kid: int) -> None:
         self._plan = plan
         self._kid = kid
         self._decoded = None
@@ -194,7 +195,7 @@ def _with_pseudo(a: np.ndarray, first: int = 0) -> list:
     return out.tolist()
 
 
-def build_flat_plan(func: "BEFFunction") -> FlatPlan:
+def build_flat_plan(func: BEFFunction) -> FlatPlan:
     """The flat plan of ``func`` (its body read from a file), with numpy:
     no loop in Python over the kernels but over those with attributes."""
     program = func.program
@@ -399,7 +400,7 @@ class _FlatExecution:
     __slots__ = ("fn", "plan", "exec_ctx", "request", "regs", "kuses", "counts", "held", "results",
                  "aborted", "dirty")  # fmt: skip
 
-    def __init__(self, fn: "BEFFunction", exec_ctx: ExecutionContext) -> None:
+    def __init__(self, fn: BEFFunction, exec_ctx: ExecutionContext) -> None:
         plan = fn.flat_plan
         self.fn = fn
         self.plan = plan
@@ -667,9 +668,9 @@ class _FlatExecution:
                         else:
                             outline.append(u)
                 elif u:
-                    u = -u - 1
-                    b = u >> 24
-                    for u in UL[b : b + (u & 0xFFFFFF)]:
+                    v = -u - 1  # several users: ulist[b:b + m]
+                    b = v >> 24
+                    for u in UL[b : b + (v & 0xFFFFFF)]:
                         c = counts[u] - 1
                         counts[u] = c
                         if not c:
