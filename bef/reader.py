@@ -896,7 +896,10 @@ class _Reader:
             defined = args >= nfargs
             a = args[defined].astype(np.int64)
             u = user[defined]
-            producer = np.searchsorted(cols.result_base, a, side="right") - 1
+            # Registers are the arguments, then each kernel's results in
+            # turn (nregs is their count, every operand is below it): the
+            # producer of register r is a table lookup.
+            producer = np.repeat(np.arange(n, dtype=np.int64), cols.num_results)[a - nfargs]
             rank = np.empty(n, np.int64)
             rank[order] = np.arange(n, dtype=np.int64)
             early = rank[producer] >= rank[u]
