@@ -767,10 +767,6 @@ class _Reader:
             self._fail(sid, pos, f"{end - pos} unexpected bytes after the function index")
         return entries
 
-    def _make_function(self, index: int) -> program.Function:
-        kind, _offset, name, arg_types, result_types = self.entries[index]
-        return program.Function(index, name, kind, arg_types, result_types, loader=self)
-
     def body_key(self, fn: program.Function) -> bytes | None:
         """The bytes that decide what function ``fn``'s body does: its header
         but the location, and every column but LOCATION (None when the body

@@ -71,3 +71,17 @@ def test_a_damaged_index_is_reported_as_before(compared):
         except BEFFormatError:
             errors += 1
     assert errors > 0 and compared["fast"] + compared["declined"] > 0
+
+
+def test_index_records_are_the_functions_the_constructor_makes():
+    # Function.from_index sets every field itself (no keyword defaults):
+    # it must agree with Function(...), field for field.
+    from tfrt.bef import program as bp
+
+    bef = read_bef(many_functions(70), lazy=True)
+    loader = bef.functions[0]._loader
+    for f in bef.functions:
+        kind, _offset, name, args, results = loader.entries[f.index]
+        g = bp.Function(f.index, name, kind, args, results, loader=loader)
+        for field in bp.Function.__slots__:
+            assert getattr(f, field) == getattr(g, field), field

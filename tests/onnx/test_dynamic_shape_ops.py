@@ -18,6 +18,9 @@ ort = pytest.importorskip("onnxruntime")
 
 from onnx import TensorProto as T
 from onnx import helper
+from ort_compare import assert_same as _same
+from ort_compare import model as _model
+from ort_compare import run_ort as _ort
 from tfrt.tools.import_onnx import ImportError_, import_onnx
 
 import tfrt.api
@@ -27,24 +30,6 @@ from tfrt.onnx import backend
 from tfrt.onnx.staged import StagedProgram, plan
 
 vi = helper.make_tensor_value_info
-
-
-def _model(nodes, inputs, outputs, inits=(), opset=13):
-    g = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-
-
-def _ort(model, feeds):
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return sess.run(None, feeds)
-
-
-def _same(got, want):
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, g.shape, w.dtype, w.shape)
-        np.testing.assert_array_equal(g, w)
 
 
 # ---------------------------------------------------------------------------

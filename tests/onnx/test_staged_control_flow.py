@@ -13,30 +13,15 @@ ort = pytest.importorskip("onnxruntime")
 
 from onnx import TensorProto as T
 from onnx import helper
+from ort_compare import assert_same as _same
+from ort_compare import model as _model
+from ort_compare import run_ort as _ort
 
 import tfrt.api
 from tfrt.onnx import backend
 
 vi = helper.make_tensor_value_info
 node = helper.make_node
-
-
-def _model(nodes, inputs, outputs, inits=(), opset=13):
-    g = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-
-
-def _ort(model, feeds):
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return sess.run(None, feeds)
-
-
-def _same(got, want):
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, g.shape, w.dtype, w.shape)
-        np.testing.assert_array_equal(g, w)
 
 
 def _check(model, feeds_list, tmp_path=None):
@@ -205,7 +190,6 @@ def test_an_empty_scan_output_of_unknown_shape_is_refused():
     with pytest.raises(tfrt.api.ExecutionError, match=r"node 'rows' \(Loop\): the loop ran no iteration and the "
                                                       r"shape of its scan output 'nz' is not known"):
         rep.run([x, np.array(0, np.int64)])
-
 
 
 def test_loop_without_cond_input_stops_at_cond_out(tmp_path):

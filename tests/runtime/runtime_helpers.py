@@ -10,6 +10,21 @@ from tfrt.async_value import AsyncValue
 from tfrt.executor import BEFProgram
 from tfrt.host_context import HostContext
 
+LOG: list[str] = []
+
+
+class Obj:
+    """A value that logs its creation and its deletion."""
+
+    __slots__ = ("tag", "__weakref__")
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+        LOG.append(f"new {tag}")
+
+    def __del__(self) -> None:
+        LOG.append(f"del {self.tag}")
+
 
 class Runner:
     """Loads a ProgramBuilder's program on a fresh host and runs functions, as the driver does."""

@@ -15,29 +15,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from tfrt.async_value import AsyncValue
+from runtime_helpers import LOG, Obj
 from tfrt.bef.reader import read_bef
 from tfrt.bef.writer import write_bef
 from tfrt.dialects.syntax import parse_module
-from tfrt.executor import BEFProgram, _ColumnPlan, _Execution
+
+from tfrt.async_value import AsyncValue
+from tfrt.executor import BEFProgram, _Execution
 from tfrt.host_context import HostContext
 from tfrt.kernels.registry import BUILTIN_KERNEL_MODULES, KernelError, KernelRegistry, kernel
-
-LOG: list[str] = []
-
-
-class Obj:
-    """A value that logs its creation and its deletion."""
-
-    __slots__ = ("tag", "__weakref__")
-
-    def __init__(self, tag: str) -> None:
-        self.tag = tag
-        LOG.append(f"new {tag}")
-
-    def __del__(self) -> None:
-        LOG.append(f"del {self.tag}")
 
 
 @kernel("col_test.make", attrs=("i32",))

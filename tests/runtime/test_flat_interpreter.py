@@ -16,6 +16,7 @@ import random
 import sys
 
 import pytest
+from runtime_helpers import LOG, Obj
 from tfrt.bef.reader import read_bef
 from tfrt.bef.writer import write_bef
 from tfrt.dialects.syntax import parse_module
@@ -31,21 +32,6 @@ from tfrt.kernels.registry import (
     KernelRegistry,
     kernel,
 )
-
-LOG: list[str] = []
-
-
-class Obj:
-    """A value that logs its creation and its deletion."""
-
-    __slots__ = ("tag", "__weakref__")
-
-    def __init__(self, tag: str) -> None:
-        self.tag = tag
-        LOG.append(f"new {tag}")
-
-    def __del__(self) -> None:
-        LOG.append(f"del {self.tag}")
 
 
 @kernel("flat_test.make", attrs=("i32",))

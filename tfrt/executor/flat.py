@@ -51,11 +51,11 @@ from tfrt.executor.plan import (
     KernelPlan,
     KernelSite,
     _async_raised,
+    _call_frame,
     _fail,
-    _frame_results,
     _invoke,
     _partition_like_libstdcxx,
-    _report_raised,
+    _ReadyQueue,
     _tls,
 )
 from tfrt.host_context import ExecutionContext
@@ -164,10 +164,6 @@ class FlatPlan:
     def live(self, r: int) -> bool:
         """TFRT's user_count > 0: a kernel uses register ``r`` or the function returns it."""
         return self.kernel_uses[r] > 0 or r in self.returned
-
-    def site(self, kid: int) -> KernelSite:
-        c = int(self.codes[kid - 1])
-        return KernelSite(self.program.bef.kernel_names[c], int(self.locs[kid - 1]), self.program)
 
     def callees(self, kid: int) -> tuple:
         """The functions kernel ``kid`` runs (a region is named after this function)."""
@@ -382,15 +378,6 @@ def _kernel_plan(plan: FlatPlan, kid: int) -> KernelPlan:
     return kp
 
 
-class _Queue:
-    __slots__ = ("stream", "inline", "outline")
-
-    def __init__(self, stream: int, inline: list[int] | None = None) -> None:
-        self.stream = stream
-        self.inline = inline if inline is not None else []
-        self.outline: list[int] = []
-
-
 class _FlatExecution:
     """One invocation of a function on a flat plan (single-threaded queue)."""
 
@@ -427,7 +414,7 @@ class _FlatExecution:
 
     def run(self, args: Sequence[AsyncValue]) -> None:
         plan = self.plan
-        q = _Queue(plan.root_stream)
+        q = _ReadyQueue(plan.root_stream)
         try:
             self._decrement(plan.start_users, q)
             live = plan.arg_live
@@ -461,7 +448,7 @@ class _FlatExecution:
             raise exc
 
     # -- scheduling -----------------------------------------------------------
-    def _decrement(self, users: Sequence[int], q: _Queue) -> None:
+    def _decrement(self, users: Sequence[int], q: _ReadyQueue) -> None:
         counts = self.counts
         stream = self.plan.stream
         for u in users:
@@ -485,7 +472,7 @@ class _FlatExecution:
         if held is not None:
             held.forward_to(value)
 
-    def _publish(self, users: Sequence[int], value: AsyncValue, r: int, q: _Queue) -> None:
+    def _publish(self, users: Sequence[int], value: AsyncValue, r: int, q: _ReadyQueue) -> None:
         if value.state:
             self._set_register(r, value)
             if users:
@@ -509,12 +496,9 @@ class _FlatExecution:
             # _continue, inlined: one async result on the hot path.
             if self.aborted:
                 return
-            q = _Queue(stream)
+            q = _ReadyQueue(stream)
             try:
-                if value.state == CONCRETE and self.plan.kernel_uses[r] and r not in self.held:
-                    self.regs[r] = value.value
-                else:
-                    self._set_register(r, value)
+                self._set_register(r, value)
                 self._decrement(users, q)
                 if not q.inline:
                     self._switch_stream(q)
@@ -529,7 +513,7 @@ class _FlatExecution:
     def _continue(self, users: Sequence[int], value: AsyncValue, r: int, stream: int) -> None:
         if self.aborted:
             return
-        q = _Queue(stream)
+        q = _ReadyQueue(stream)
         try:
             self._set_register(r, value)
             self._decrement(users, q)
@@ -538,7 +522,7 @@ class _FlatExecution:
             return
         self._process(q)
 
-    def _switch_stream(self, q: _Queue) -> None:
+    def _switch_stream(self, q: _ReadyQueue) -> None:
         """TFRT's SwitchStreamId (see ``plan._switch_stream``)."""
         outline = q.outline
         if not outline:
@@ -550,7 +534,7 @@ class _FlatExecution:
         q.inline = outline[cut:]
         q.outline = outline[:cut]
 
-    def _enqueue_outline(self, q: _Queue) -> None:
+    def _enqueue_outline(self, q: _ReadyQueue) -> None:
         stream = self.plan.stream
         ids = sorted(q.outline, key=stream.__getitem__)
         q.outline = []
@@ -562,10 +546,10 @@ class _FlatExecution:
             while end < len(ids) and stream[ids[end]] == s:
                 end += 1
             group = ids[start:end]
-            host.enqueue_task(lambda s=s, g=group: self._process(_Queue(s, g)))
+            host.enqueue_task(lambda s=s, g=group: self._process(_ReadyQueue(s, g)))
             start = end
 
-    def _process(self, q: _Queue) -> None:
+    def _process(self, q: _ReadyQueue) -> None:
         if self.aborted:
             return
         try:
@@ -577,7 +561,7 @@ class _FlatExecution:
         except BaseException as exc:
             self._abort(exc)
 
-    def _process_inline(self, q: _Queue) -> None:
+    def _process_inline(self, q: _ReadyQueue) -> None:
         plan = self.plan
         regs = self.regs
         kuses = self.kuses
@@ -703,7 +687,7 @@ class _FlatExecution:
                 self._enqueue_outline(q)
                 outline = q.outline
 
-    def _after_kernel(self, q: _Queue) -> None:
+    def _after_kernel(self, q: _ReadyQueue) -> None:
         """What the loop does after each kernel: switch streams when the
         current one has nothing ready, enqueue the other streams' kernels."""
         if not q.inline and q.outline:
@@ -712,14 +696,14 @@ class _FlatExecution:
             self._enqueue_outline(q)
 
     # -- the general step -----------------------------------------------------
-    def _failed(self, kid: int, exc: BaseException, q: _Queue) -> None:
+    def _failed(self, kid: int, exc: BaseException, q: _ReadyQueue) -> None:
         """A simple kernel raised: its result is the error, published."""
         kp = self.plan.kernel_plan(kid)
         err = _fail(kp, self.exec_ctx, exc)
         del exc
         self._publish_out(kid, [err] * kp.nres, q)
 
-    def _general(self, kid: int, q: _Queue) -> None:
+    def _general(self, kid: int, q: _ReadyQueue) -> None:
         """Any kernel, on AsyncValues, as the interpreter runs it."""
         kp = self.plan.kernel_plan(kid)
         regs = self.regs
@@ -746,7 +730,7 @@ class _FlatExecution:
         del args
         self._publish_out(kid, results, q)
 
-    def _async(self, kid: int, q: _Queue) -> None:
+    def _async(self, kid: int, q: _ReadyQueue) -> None:
         """An async kernel on available operands (``_invoke``'s async half,
         without a KernelPlan unless something goes wrong)."""
         plan = self.plan
@@ -775,42 +759,13 @@ class _FlatExecution:
         frame.attrs = plan.attrs.get(kid, ())
         frame.funcs = plan.callees(kid) if kid in plan.fkids else ()
         frame.results = [None] * n
-        try:
-            out = plan.fn[kid](frame)
-        except BaseException as exc:
-            _report_raised(frame, exec_ctx, exc)
-            out = None
-        if out is None:
-            results = _frame_results(plan.kernel_plan(kid), exec_ctx, frame)
-        elif n == 1 and isinstance(out, AsyncValue):  # the common case: its one result
-            results = [out]
-            out = None
-        else:
-            if isinstance(out, AsyncValue) or not isinstance(out, (list, tuple)):
-                out = (out,)
-            if len(out) != n:
-                kp = plan.kernel_plan(kid)
-                results = [_fail(kp, exec_ctx, KernelError(
-                    f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))] * n  # fmt: skip
-            else:
-                results = [v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v) for v in out]
-            out = None
+        results = _call_frame(plan.fn[kid], frame, exec_ctx, n, lambda: plan.kernel_plan(kid))
         frame = None
         args.reverse()  # drop the operands first, in order
         del args
-        if n == 1:
-            av = results[0]
-            if not av.state:  # the common case: a task will resolve it
-                r = plan.res[kid]
-                if plan.kernel_uses[r] and r not in plan.returned:
-                    results = None
-                    users = plan.users_of(r)
-                    stream = q.stream
-                    av.and_then(lambda: self._resume(users, av, r, stream))
-                    return
         self._publish_out(kid, results, q)
 
-    def _publish_out(self, kid: int, results: list[AsyncValue], q: _Queue) -> None:
+    def _publish_out(self, kid: int, results: list[AsyncValue], q: _ReadyQueue) -> None:
         """Kernel ``kid``'s result values into its registers, in order (a
         result nobody uses dies at its turn)."""
         plan = self.plan
@@ -837,7 +792,14 @@ class _FlatExecution:
                 if kernel_uses:
                     self._decrement(plan.users_of(r), q)
                 return
-            self._publish(plan.users_of(r), value, r, q)
+            if kernel_uses:  # (an async kernel's result, as a rule)
+                users = plan.users_of(r)
+                stream = q.stream
+                value.and_then(lambda: self._resume(users, value, r, stream))
+                return
+            held = self.held.get(r)  # only returned: the result follows it now
+            if held is not None:
+                held.forward_to(value)
             return
         for i in range(plan.nres[kid]):
             r = base + i
@@ -845,76 +807,10 @@ class _FlatExecution:
                 self._publish(plan.users_of(r), results[i], r, q)
             results[i] = None  # type: ignore[call-overload]
 
-    def _if(self, kid: int, q: _Queue) -> None:
+    def _if(self, kid: int, q: _ReadyQueue) -> None:
         """``tfrt.if`` on available operands: the branch through its own fast
         path (``call_values``); what it returns is published as the general
-        step publishes ``_invoke``'s results (``control_flow.if_``).  This
-        is the common one: a selector, one operand and one result."""
-        plan = self.plan
-        s = plan.astart[kid]
-        if s & 255 != 2 or plan.nres[kid] != 1:
-            self._if_any(kid, q)
-            return
-        regs = self.regs
-        s >>= 8
-        c = plan.arglist[s]
-        a = plan.arglist[s + 1]
-        branch = plan.program.functions[plan.x[kid] if regs[c] else plan.y[kid]]
-        if len(branch.arg_types) != 1:
-            self._general(kid, q)  # execute's arity error, at the kernel
-            return
-        if getattr(branch, "owner", "") is None and not branch.name:
-            branch.owner = plan.label  # a region, named after this function for messages
-        v = regs[a]
-        kuses = self.kuses
-        u = kuses[c] - 1
-        kuses[c] = u
-        if not u:
-            regs[c] = None
-        u = kuses[a] - 1
-        kuses[a] = u
-        if not u:
-            regs[a] = None
-        try:
-            out = branch.call_values(self.exec_ctx, [v])
-        except BaseException as exc:
-            v = None
-            kp = plan.kernel_plan(kid)
-            self._publish_out(kid, _async_raised(kp, self.exec_ctx, exc), q)
-            return
-        v = None
-        r = plan.res[kid]
-        if type(out) is not tuple or len(out) != 1 or r in plan.returned:
-            box = [out]
-            out = None
-            self._if_results(kid, box, q)
-            return
-        if plan.kernel_uses[r]:
-            regs[r] = out[0]
-            out = None
-            self._decrement(plan.users_of(r), q)
-
-    def _if_results(self, kid: int, box: list, q: _Queue) -> None:
-        """What a branch returned (plain values, or AsyncValues; the only
-        reference, in ``box``), published as ``_invoke``'s results are."""
-        plan = self.plan
-        n = plan.nres[kid]
-        out = box.pop()
-        if type(out) is tuple:
-            out = [AsyncValue(CONCRETE, v) for v in out]  # (the tuple dies here)
-        else:
-            # A copy: the list may be the branch's own (an interpreted
-            # call's results, which it still reads), as _invoke copies.
-            out = list(out)
-        if len(out) != n:
-            kp = plan.kernel_plan(kid)
-            err = _fail(kp, self.exec_ctx, KernelError(
-                f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))  # fmt: skip
-            out = [err] * n
-        self._publish_out(kid, out, q)
-
-    def _if_any(self, kid: int, q: _Queue) -> None:
-        """``tfrt.if`` of any number of operands and results."""
+        step publishes ``_invoke``'s results (``control_flow.if_``)."""
         plan = self.plan
         regs = self.regs
         argregs = plan.operands(kid)
@@ -924,9 +820,11 @@ class _FlatExecution:
             return
         if getattr(branch, "owner", "") is None and not branch.name:
             branch.owner = plan.label  # a region, named after this function for messages
-        values = [regs[r] for r in argregs[1:]]
+        values = []
         kuses = self.kuses
-        for r in argregs:
+        for i, r in enumerate(argregs):
+            if i:
+                values.append(regs[r])
             u = kuses[r] - 1
             kuses[r] = u
             if not u:
@@ -941,6 +839,32 @@ class _FlatExecution:
             return
         values.reverse()
         values = None
-        box = [out]
-        out = None
-        self._if_results(kid, box, q)
+        n = plan.nres[kid]
+        if type(out) is tuple and len(out) == n:
+            # Plain values (the branch ran on a fast path): into the
+            # registers, each released at its turn as _publish_out does.
+            out = list(out)  # (the tuple dies here)
+            r = plan.res[kid]
+            for i in range(n):
+                v = out[i]
+                out[i] = None
+                if r in plan.returned:
+                    self._publish(plan.users_of(r), AsyncValue(CONCRETE, v), r, q)
+                elif plan.kernel_uses[r]:
+                    regs[r] = v
+                    self._decrement(plan.users_of(r), q)
+                v = None  # a result nobody uses dies now
+                r += 1
+            return
+        if type(out) is tuple:
+            out = [AsyncValue(CONCRETE, v) for v in out]  # (the tuple dies here)
+        else:
+            # A copy: the list may be the branch's own (an interpreted
+            # call's results, which it still reads), as _invoke copies.
+            out = list(out)
+        if len(out) != n:
+            kp = plan.kernel_plan(kid)
+            err = _fail(kp, self.exec_ctx, KernelError(
+                f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))  # fmt: skip
+            out = [err] * n
+        self._publish_out(kid, out, q)

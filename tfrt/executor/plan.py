@@ -517,16 +517,27 @@ def _invoke(kp: KernelPlan, exec_ctx: ExecutionContext, args: list[AsyncValue]) 
                 f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))] * n
         return [AsyncValue(CONCRETE, v) for v in out]
     frame = AsyncKernelFrame(exec_ctx, kp.site, args, kp.attrs, kp.funcs, n)
+    return _call_frame(kp.fn, frame, exec_ctx, n, lambda: kp)
+
+
+def _call_frame(fn: Callable[..., Any], frame: AsyncKernelFrame, exec_ctx: ExecutionContext, n: int,
+                kernel_plan: Callable[[], KernelPlan]) -> list[AsyncValue]:  # fmt: skip
+    """An async kernel's call: ``fn(frame)``, and what it gave as one
+    AsyncValue per result.  ``kernel_plan()`` is asked for only to report
+    a kernel that left a result unset or returned the wrong number."""
     try:
-        out = kp.fn(frame)
+        out = fn(frame)
     except BaseException as exc:
         _report_raised(frame, exec_ctx, exc)
         out = None
     if out is None:
-        return _frame_results(kp, exec_ctx, frame)
+        return _frame_results(kernel_plan(), exec_ctx, frame)
+    if n == 1 and isinstance(out, AsyncValue):  # the common case
+        return [out]
     if isinstance(out, AsyncValue) or not isinstance(out, (list, tuple)):
         out = (out,)
     if len(out) != n:
+        kp = kernel_plan()
         return [_fail(kp, exec_ctx, KernelError(
             f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))] * n
     return [v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v) for v in out]

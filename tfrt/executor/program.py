@@ -137,7 +137,7 @@ class BEFFunction:
         """The interpreter for one call: flat, traced or the general one."""
         if self.program.tracer:
             return _TracedExecution(self, ctx)
-        if self.program.flat_interpreter and (self._flat is not None or self._flat_ok()):
+        if self._flat_ok():
             return _FlatExecution(self, ctx)
         return _Execution(self, ctx)
 
