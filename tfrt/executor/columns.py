@@ -81,7 +81,10 @@ class _ColumnPlan:
         except BaseException as exc:
             v = None  # regs holds every value the rest of the call needs
             return _recover_columns(fn, exec_ctx, regs, self._position(kind, x, r), exc, self.order)
-        return tuple([regs[r] for r in self.returns])
+        returns = self.returns
+        if len(returns) == 1:
+            return (regs[returns[0]],)
+        return tuple([regs[r] for r in returns])
 
     def _position(self, kind: int, x: Any, r: int) -> int:
         """Which step failed, from its locals: a general step's spec is its

@@ -830,7 +830,8 @@ class _FlatExecution:
             if not u:
                 regs[r] = None
         try:
-            out = branch.call_values(self.exec_ctx, values)
+            ctx = self.exec_ctx
+            out = branch.call_values_in(ctx._nested or ctx.nested(), values)
         except BaseException as exc:
             values.reverse()  # the operands die in order, as the general step drops them
             values = None

@@ -74,6 +74,18 @@ class _KernelTable:
 class BEFFunction:
     """A BEF function of a loaded program (TFRT's ``BEFFunction``)."""
 
+    # What a function has before its first call (class attributes: a file
+    # may hold tens of thousands of regions, each made when first run).
+    _plan: FunctionPlan | None = None
+    _flat: FlatPlan | None = None
+    _flat_body_ok: bool | None = None
+    _columns: _ColumnPlan | None | bool = False  # False: not looked at yet
+    _fast: _FastCode | None = None
+    _calls = 0
+    _key: Any = False  # _body(), once asked for
+    # For a region (no name): the function it belongs to, once known.
+    owner: str | None = None
+
     def __init__(self, program: "BEFProgram", fn: bp.Function) -> None:
         self.program = program
         self.index = fn.index
@@ -82,15 +94,6 @@ class BEFFunction:
         self.arg_types = tuple(fn.arg_types)
         self.result_types = tuple(fn.result_types)
         self.bef_function = fn
-        self._plan: FunctionPlan | None = None
-        self._flat: FlatPlan | None = None
-        self._flat_body_ok: bool | None = None
-        self._columns: _ColumnPlan | None | bool = False  # False: not looked at yet
-        self._fast: _FastCode | None = None
-        self._calls = 0
-        self._key: Any = False  # _body(), once asked for
-        # For a region (no name): the function it belongs to, once known.
-        self.owner: str | None = None
 
     def describe(self) -> str:
         """``function 'f'``, or ``a region of function 'f'`` for a branch or loop body."""
@@ -526,10 +529,12 @@ class BEFProgram:
         made = functions.made() if isinstance(functions, _Functions) else functions
         for f in made:
             if isinstance(f, BEFFunction):
-                f._plan = None
-                f._flat = None
-                f._columns = False
-                f._fast = None
+                # Back to the class's defaults (a region that never ran
+                # holds none of these).
+                d = f.__dict__
+                if len(d) > 7:
+                    for name in ("_plan", "_flat", "_columns", "_fast"):
+                        d.pop(name, None)
             f.program = None
         self.functions = _Functions(self, [])
         self._by_name = {}
