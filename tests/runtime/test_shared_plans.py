@@ -54,9 +54,16 @@ def test_identical_bodies_share_one_plan_and_different_ones_do_not():
     # Regions run: four else branches, of two distinct bodies.
     plans = [p for p in program._column_plans.values() if p is not None]
     assert len(plans) == 2
-    ran = [f for f in program.functions if not f.name and getattr(f, "_columns", False) is not False]
-    assert len(ran) == 4
-    assert len({id(f._columns) for f in ran}) == 2
+    # The first region of each body was made and planned; the other two
+    # ran on those plans without a function object, each call counted.
+    made = [f for f in program.functions.made() if not f.name]
+    assert len(made) == 2
+    assert {id(f._columns) for f in made} == {id(p) for p in plans}
+    assert sorted(program._unmade_calls.values()) == [1, 1]
+    ran = [f for f in program.functions if not f.name and f._columns is not False]
+    assert len(ran) == 2  # (making the others now hands them their count)
+    assert not program._unmade_calls
+    assert sorted(f._calls for f in program.functions if not f.name and f._calls) == [1, 1, 1, 1]
 
 
 def test_each_shared_body_still_names_its_own_line(tmp_path):
@@ -137,3 +144,49 @@ def test_a_body_with_an_async_kernel_is_compiled_for_itself():
         assert call(program).value == 4
     fast = [f._fast for f in program.functions if not f.name and f._fast is not None]
     assert len(fast) == 2 and fast[0] is not fast[1]
+
+
+def test_a_region_run_on_a_shared_plan_reports_its_own_failure(tmp_path):
+    # Two else branches with one body (10 / operand), the second after the
+    # first; the second divides by zero.  It runs on the first one's plan before any object is made for
+    # it, and its error still names its own line and its own function.
+    text = "\n".join([
+        "func.func @main() -> (i32, i32) {",
+        "  %f = tfrt.constant.i1 0",
+        "  %a = tfrt.constant.i32 2",
+        "  %m = tfrt.constant.i32 -5",
+        "  %r1 = tfrt.if %f, %a : (i32) -> i32 {",
+        "    tfrt.return %a : i32",
+        "  } else {",
+        "    %d = tfrt.constant.i32 10",
+        "    %q, %r = tfrt.div.i32 %d, %a",
+        "    tfrt.return %q : i32",
+        "  }",
+        "  %z = tfrt.add.i32 %r1, %m",  # 0, once the first branch has run
+        "  %r2 = tfrt.if %f, %z : (i32) -> i32 {",
+        "    tfrt.return %z : i32",
+        "  } else {",
+        "    %d = tfrt.constant.i32 10",
+        "    %q, %r = tfrt.div.i32 %d, %z",
+        "    tfrt.return %q : i32",
+        "  }",
+        "  tfrt.return %r1, %r2 : i32, i32",
+        "}",
+    ]) + "\n"  # fmt: skip
+    src = tmp_path / "b.mlir"
+    src.write_text(text)
+    data = write_bef(parse_module(text, str(src)))
+    program = BEFProgram.load(read_bef(data, lazy=True), HostContext())
+    host = program.host
+    results = program.function("main").execute(host.new_execution_context(), [])
+    host.await_values(results)
+    assert results[0].value == 5
+    assert "Divide by zero" in results[1].error.message
+    assert len([f for f in program.functions.made() if not f.name]) == 2  # (the second made to report)
+    bef = tmp_path / "b.bef"
+    bef.write_bytes(data)
+    proc = subprocess.run([str(BIN / "bef_executor"), str(bef)], capture_output=True, cwd=tmp_path)
+    err = proc.stderr.decode()
+    assert "b.mlir:17:5: error: unexpected error: runtime error: Divide by zero" in err
+    assert "b.mlir:9:" not in err
+    assert "'main' returned 5,<<error: Divide by zero>>" in proc.stdout.decode()

@@ -45,9 +45,11 @@ class _ColumnPlan:
     def __init__(self) -> None:
         self.order: list[int] | None = None
 
-    def run(self, exec_ctx: ExecutionContext, fn: "BEFFunction", values: Sequence[Any]) -> Any:
+    def run(self, exec_ctx: ExecutionContext, fn: Any, values: Sequence[Any]) -> Any:
         """Plain values in; a tuple of plain values out, or a list of
-        AsyncValues when a kernel failed (the rest ran by the interpreter's rules)."""
+        AsyncValues when a kernel failed (the rest ran by the interpreter's
+        rules).  ``fn``: the function, or a callable that makes it (asked
+        for only when a kernel fails)."""
         regs: list[Any] = [None] * self.num_registers
         regs[: len(values)] = values
         v = None
@@ -372,7 +374,12 @@ def _attribute_decoder(program: "BEFProgram", table: "_KernelTable", cols: Any, 
 
 def _recover_columns(fn: "BEFFunction", exec_ctx: ExecutionContext, values: list, pos: int,
                      exc: BaseException, steps: list[int] | None = None) -> list[AsyncValue]:  # fmt: skip
-    """Finish a column-path call whose kernel at ``pos`` (execution order) raised."""
+    """Finish a column-path call whose kernel at ``pos`` (execution order) raised.
+
+    ``fn`` may be a callable that makes the function (a region called
+    before its object was made: ``BEFProgram.region_plan``)."""
+    if callable(fn):
+        fn = fn()
     plan = fn.plan
     cols = fn.bef_function.columns
     order = [k + 1 for k in (cols.order.tolist() if steps is None else steps)]

@@ -814,12 +814,37 @@ class _FlatExecution:
         plan = self.plan
         regs = self.regs
         argregs = plan.operands(kid)
-        branch = plan.program.functions[plan.x[kid] if regs[argregs[0]] else plan.y[kid]]
+        index = plan.x[kid] if regs[argregs[0]] else plan.y[kid]
+        program = plan.program
+        if program.functions._items[index] is None:  # (not made yet)
+            # A region run once, as a rule: its body's shared column plan, if any.
+            ctx = self.exec_ctx
+            ctx = ctx._nested or ctx.nested()
+            if not ctx.deep:
+                cp = program.region_plan(index, len(argregs) - 1)
+                if cp is not None:
+                    self._if_on(kid, q, argregs, lambda values: cp.run(ctx, lambda: self._branch(index), values))
+                    return
+        branch = self._branch(index)
         if len(argregs) - 1 != len(branch.arg_types):
             self._general(kid, q)  # execute's arity error, at the kernel
             return
+        ctx = self.exec_ctx
+        ctx = ctx._nested or ctx.nested()
+        self._if_on(kid, q, argregs, lambda values: branch.call_values_in(ctx, values))
+
+    def _branch(self, index: int) -> Any:
+        """Function ``index`` (a branch of this function's ``tfrt.if``)."""
+        branch = self.plan.program.functions[index]
         if getattr(branch, "owner", "") is None and not branch.name:
-            branch.owner = plan.label  # a region, named after this function for messages
+            branch.owner = self.plan.label  # a region, named after this function for messages
+        return branch
+
+    def _if_on(self, kid: int, q: _ReadyQueue, argregs: list[int], call: Any) -> None:
+        """The rest of ``tfrt.if``: ``call(values)`` runs the branch on the
+        operands' values (dropped from their registers first)."""
+        plan = self.plan
+        regs = self.regs
         values = []
         kuses = self.kuses
         for i, r in enumerate(argregs):
@@ -830,8 +855,7 @@ class _FlatExecution:
             if not u:
                 regs[r] = None
         try:
-            ctx = self.exec_ctx
-            out = branch.call_values_in(ctx._nested or ctx.nested(), values)
+            out = call(values)
         except BaseException as exc:
             values.reverse()  # the operands die in order, as the general step drops them
             values = None

@@ -440,6 +440,9 @@ class _Functions(Sequence):
             f = self._items[i]  # IndexError as a list's
             if f is None:
                 f = self._items[i] = BEFFunction(self._program, self._bef[i])
+                calls = self._program._unmade_calls
+                if calls and i in calls:  # (its first calls ran on a shared plan)
+                    f._calls = calls.pop(i)
             return f
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self._items)))]
@@ -476,6 +479,32 @@ class BEFProgram:
         self._column_plans: dict[Any, _ColumnPlan | None] = {}
         # Compiled code by body, for bodies of plain kernels (_fast_code).
         self._fast_codes: dict[Any, _FastCode | None] = {}
+        # Calls that ran on a shared column plan before the function object
+        # was made (region_plan): index -> count, handed to the object.
+        self._unmade_calls: dict[int, int] = {}
+
+    def region_plan(self, index: int, num_args: int) -> _ColumnPlan | None:
+        """The column plan a call of function ``index`` runs on, when no
+        object is made for that function yet and another function with the
+        same body has made the plan (the regions of an unrolled loop, each
+        run once); None otherwise: the caller makes the function and calls
+        it.  What the call would do is the same: the function's first
+        calls run on its column plan, and the call is counted towards its
+        ``jit_threshold``.  The caller checks ``ExecutionContext.deep``
+        and cancellation, as ``call_values_in`` does."""
+        fn = self.bef.functions[index]
+        if fn.kind != bp.ASYNC_FUNCTION or len(fn.arg_types) != num_args:
+            return None
+        calls = self._unmade_calls.get(index, 0) + 1
+        if calls >= self.jit_threshold:
+            return None  # this call may compile: the function object's
+        body = fn.body_key()
+        if body is None:
+            return None
+        cp = self._column_plans.get((fn.kind, fn.arg_types, fn.result_types, body))
+        if cp is not None:
+            self._unmade_calls[index] = calls
+        return cp
 
     def _kernel_table(self) -> _KernelTable:
         table = self._kernels
