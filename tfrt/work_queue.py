@@ -242,6 +242,19 @@ class SingleThreadedWorkQueue(WorkQueue):
         finally:
             local.in_task = outer
 
+    def run_queued_until(self, value: AsyncValue) -> None:
+        """Run queued tasks here, oldest first, until ``value`` is available
+        or none is queued (an await that never waits for another thread)."""
+        local = self._local
+        outer = getattr(local, "in_task", False)
+        local.in_task = True
+        run_next = self._run_next
+        try:
+            while not value.state and run_next():
+                pass
+        finally:
+            local.in_task = outer
+
     def _sleep_while_running(self, deadline: float | None) -> bool:
         items = self._items
         running = self._running

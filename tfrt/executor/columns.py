@@ -40,10 +40,13 @@ class _ColumnPlan:
     # y, the result register, and what dies after the call (_FREE_X ...).
     # ``order``: the kernels (0-based) in the order the steps run them, when
     # it is not the body's ORDER column (a small body on several streams).
-    __slots__ = ("kinds", "fns", "xs", "ys", "rs", "ds", "num_registers", "returns", "order")
+    # ``pure``: every kernel is (``KernelDef.pure``): the ordered path may
+    # run the body as a branch.
+    __slots__ = ("kinds", "fns", "xs", "ys", "rs", "ds", "num_registers", "returns", "order", "pure")
 
     def __init__(self) -> None:
         self.order: list[int] | None = None
+        self.pure = False
 
     def run(self, exec_ctx: ExecutionContext, fn: Any, values: Sequence[Any]) -> Any:
         """Plain values in; a tuple of plain values out, or a list of
@@ -81,6 +84,8 @@ class _ColumnPlan:
                             continue
                 regs[r] = v
         except BaseException as exc:
+            if fn is None:
+                raise  # (the ordered path runs the whole call again)
             v = None  # regs holds every value the rest of the call needs
             return _recover_columns(fn, exec_ctx, regs, self._position(kind, x, r), exc, self.order)
         returns = self.returns
@@ -223,6 +228,7 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
     plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds = kinds, fns, xs, y.tolist(), rb.tolist(), d.tolist()
     plan.num_registers = nregs
     plan.returns = returns.tolist()
+    plan.pure = bool(table.pure[codes].all())
     return plan
 
 
@@ -302,6 +308,8 @@ def _small_column_plan(program: "BEFProgram", table: "_KernelTable", cols: Any, 
     plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds = kinds, fns, xs, ys, rs, ds
     plan.num_registers = nregs
     plan.returns = list(L.returns)
+    pure = table.pure_list
+    plan.pure = all(pure[c] for c in code)
     if steps != L.order:
         plan.order = steps
     return plan

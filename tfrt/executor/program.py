@@ -36,6 +36,7 @@ from tfrt.executor.columns import _column_plan, _ColumnPlan
 from tfrt.executor.compiled import _compile_fast, _FastCode
 from tfrt.executor.flat import FlatPlan, _FlatExecution, build_flat_plan
 from tfrt.executor.interpreter import _Execution, _run_in_order
+from tfrt.executor.ordered import OrderedPlan, _OrderedCall, build_ordered_plan
 from tfrt.executor.plan import FunctionPlan, KernelPlan, KernelSite, _build_plan, _without_gc
 from tfrt.executor.recovery import _recover
 from tfrt.executor.traced import _TracedExecution
@@ -53,7 +54,8 @@ class _KernelTable:
     """Per kernel code of a program: its definition, function and whether the
     column path may call it (sync, no context)."""
 
-    __slots__ = ("kdefs", "fns", "simple", "binds", "fn_list", "simple_list", "binds_list", "observing")
+    __slots__ = ("kdefs", "fns", "simple", "binds", "fn_list", "simple_list", "binds_list", "observing",
+                 "pure", "pure_list", "is_async", "is_if", "ordered")  # fmt: skip
 
     def __init__(self, program: "BEFProgram") -> None:
         registry = program.host.registry
@@ -69,6 +71,12 @@ class _KernelTable:
         # Per code: the kernel observes AsyncValues (None: no such kernel).
         observing = [kd is not None and kd.observes_async_values for kd in self.kdefs]
         self.observing = np.array(observing, bool) if any(observing) else None
+        # For the ordered path: pure kernels, and tfrt.if (pure when its branch is).
+        self.pure_list = [kd is not None and kd.pure for kd in self.kdefs]
+        self.pure = np.array(self.pure_list, bool)
+        self.is_async = np.array([kd is not None and not kd.is_sync for kd in self.kdefs], bool)
+        self.is_if = np.array([name == "tfrt.if" for name in program.bef.kernel_names], bool)
+        self.ordered = self.pure | self.is_if
 
 
 class BEFFunction:
@@ -83,6 +91,7 @@ class BEFFunction:
     _fast: _FastCode | None = None
     _calls = 0
     _key: Any = False  # _body(), once asked for
+    _ordered: OrderedPlan | None | bool = False  # False: not looked at yet
     # For a region (no name): the function it belongs to, once known.
     owner: str | None = None
 
@@ -146,11 +155,16 @@ class BEFFunction:
 
     def prepare(self) -> None:
         """Check the body and build what the first call needs (done by the
-        first call otherwise).  Raises BEFFormatError for a malformed body."""
+        first call otherwise; a call made by the host, for the ordered
+        path).  Raises BEFFormatError for a malformed body."""
         if self.kind == bp.SYNC_FUNCTION:
             self.plan  # noqa: B018
         elif self._column_plan() is None:
-            if self._flat_ok():
+            program = self.program
+            if program.ordered and not program.tracer and not program.host.work_queue.threaded and \
+                    self._ordered_plan() is not None:  # fmt: skip
+                pass
+            elif self._flat_ok():
                 self.flat_plan  # noqa: B018
             else:
                 self.plan  # noqa: B018
@@ -177,6 +191,35 @@ class BEFFunction:
                     cp = cache[key] = _without_gc(_column_plan, self)
             self._columns = cp
         return cp  # type: ignore[return-value]
+
+    def _ordered_plan(self) -> OrderedPlan | None:
+        """The ordered path's plan (None: the body is not pure), shared by
+        functions with the same body as column plans are."""
+        op = self._ordered
+        if op is False:
+            key = self._body()
+            cache = self.program._ordered_plans
+            op = cache.get(key, False) if key is not None else False
+            if op is False:
+                op = _without_gc(build_ordered_plan, self)
+                if key is not None:
+                    cache[key] = op
+            self._ordered = op
+        return op  # type: ignore[return-value]
+
+    def _ordered_ok(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> bool:
+        """Whether this call may take the ordered path (``ordered.py``): made
+        by the host, on a single-threaded queue without a tracer, every
+        argument available, the request not cancelled, a pure body."""
+        program = self.program
+        if exec_ctx.depth or not program.ordered or program.tracer or program.host.work_queue.threaded:
+            return False
+        if self.kind != bp.ASYNC_FUNCTION or exec_ctx.request.cancel_value is not None:
+            return False
+        for a in args:
+            if a.state != CONCRETE:
+                return False
+        return self._ordered_plan() is not None
 
     @property
     def num_arguments(self) -> int:
@@ -229,6 +272,8 @@ class BEFFunction:
                     if type(out) is tuple:
                         return [AsyncValue(CONCRETE, v) for v in out]
                     return out
+        if self._ordered_ok(exec_ctx, args):
+            return _OrderedCall(self, ctx, args).start()
         ex = self._execution(ctx)
         results = ex.prebind_results()
         ex.run(args)
@@ -363,6 +408,35 @@ class NativeFunction:
         self.impl = impl
         self.plan = None
 
+    def _ordered_plan(self) -> OrderedPlan | None:
+        """The ordered path's plan (None: the body is not pure), shared by
+        functions with the same body as column plans are."""
+        op = self._ordered
+        if op is False:
+            key = self._body()
+            cache = self.program._ordered_plans
+            op = cache.get(key, False) if key is not None else False
+            if op is False:
+                op = _without_gc(build_ordered_plan, self)
+                if key is not None:
+                    cache[key] = op
+            self._ordered = op
+        return op  # type: ignore[return-value]
+
+    def _ordered_ok(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> bool:
+        """Whether this call may take the ordered path (``ordered.py``): made
+        by the host, on a single-threaded queue without a tracer, every
+        argument available, the request not cancelled, a pure body."""
+        program = self.program
+        if exec_ctx.depth or not program.ordered or program.tracer or program.host.work_queue.threaded:
+            return False
+        if self.kind != bp.ASYNC_FUNCTION or exec_ctx.request.cancel_value is not None:
+            return False
+        for a in args:
+            if a.state != CONCRETE:
+                return False
+        return self._ordered_plan() is not None
+
     @property
     def num_arguments(self) -> int:
         return len(self.arg_types)
@@ -471,6 +545,8 @@ class BEFProgram:
         # False: the interpreter's calls run on the general interpreter
         # (interpreter.py) even where the flat one applies (a reference).
         self.flat_interpreter = True
+        # False: calls of pure bodies run in TFRT's order too (ordered.py).
+        self.ordered = True
         self.functions: _Functions = _Functions(self, [])
         self._by_name: dict[str, int] = {}  # name -> index (the last of that name)
         self._kernels: _KernelTable | None = None
@@ -479,6 +555,7 @@ class BEFProgram:
         self._column_plans: dict[Any, _ColumnPlan | None] = {}
         # Compiled code by body, for bodies of plain kernels (_fast_code).
         self._fast_codes: dict[Any, _FastCode | None] = {}
+        self._ordered_plans: dict[Any, OrderedPlan | None] = {}
         # Calls that ran on a shared column plan before the function object
         # was made (region_plan): index -> count, handed to the object.
         self._unmade_calls: dict[int, int] = {}
@@ -562,7 +639,7 @@ class BEFProgram:
                 # holds none of these).
                 d = f.__dict__
                 if len(d) > 7:
-                    for name in ("_plan", "_flat", "_columns", "_fast"):
+                    for name in ("_plan", "_flat", "_columns", "_fast", "_ordered"):
                         d.pop(name, None)
             f.program = None
         self.functions = _Functions(self, [])
@@ -570,6 +647,7 @@ class BEFProgram:
         self._kernels = None
         self._column_plans = {}
         self._fast_codes = {}
+        self._ordered_plans = {}
 
     def function(self, name: str) -> BEFFunction | NativeFunction | None:
         index = self._by_name.get(name)

@@ -50,99 +50,99 @@ def _c_divmod(a: int, b: int) -> tuple[int, int]:
 # -- constants ---------------------------------------------------------------
 
 
-@kernel("tfrt.constant.i1", attrs=("i1",))
+@kernel("tfrt.constant.i1", attrs=("i1",), pure=True)
 def constant_i1(value):
     return bool(value)
 
 
-@kernel("tfrt.constant.i32", attrs=("i32",))
+@kernel("tfrt.constant.i32", attrs=("i32",), pure=True)
 def constant_i32(value):
     return value
 
 
-@kernel("tfrt.constant.i64", attrs=("i64",))
+@kernel("tfrt.constant.i64", attrs=("i64",), pure=True)
 def constant_i64(value):
     return value
 
 
-@kernel("tfrt.constant.ui32", attrs=("ui32",))
+@kernel("tfrt.constant.ui32", attrs=("ui32",), pure=True)
 def constant_ui32(value):
     return value
 
 
-@kernel("tfrt.constant.ui64", attrs=("ui64",))
+@kernel("tfrt.constant.ui64", attrs=("ui64",), pure=True)
 def constant_ui64(value):
     return value
 
 
-@kernel("tfrt.constant.f16", attrs=("f16",))
+@kernel("tfrt.constant.f16", attrs=("f16",), pure=True)
 def constant_f16(value):
     return np.float16(value)
 
 
-@kernel("tfrt.constant.bf16", attrs=("bf16",))
+@kernel("tfrt.constant.bf16", attrs=("bf16",), pure=True)
 def constant_bf16(value):
     return value
 
 
-@kernel("tfrt.constant.f32", attrs=("f32",))
+@kernel("tfrt.constant.f32", attrs=("f32",), pure=True)
 def constant_f32(value):
     return _F32(value)
 
 
-@kernel("tfrt.constant.f64", attrs=("f64",))
+@kernel("tfrt.constant.f64", attrs=("f64",), pure=True)
 def constant_f64(value):
     return float(value)
 
 
 # `im` sorts before `re`, so the imaginary part is the first attribute.
-@kernel("tfrt.constant.complex64", attrs=("f32", "f32"))
+@kernel("tfrt.constant.complex64", attrs=("f32", "f32"), pure=True)
 def constant_complex64(im, re):
     return np.complex64(complex(float(_F32(re)), float(_F32(im))))
 
 
-@kernel("tfrt.constant.complex128", attrs=("f64", "f64"))
+@kernel("tfrt.constant.complex128", attrs=("f64", "f64"), pure=True)
 def constant_complex128(im, re):
     return complex(float(re), float(im))
 
 
 # TFRT's `constant_s` ops are the constants of sync functions (`tfrt.sync`).
 # Every kernel here can run in one, so they are the same kernels.
-kernel("tfrt.constant_s.i64", attrs=("i64",))(constant_i64)
-kernel("tfrt.constant_s.f16", attrs=("f16",))(constant_f16)
-kernel("tfrt.constant_s.f32", attrs=("f32",))(constant_f32)
-kernel("tfrt.constant_s.f64", attrs=("f64",))(constant_f64)
+kernel("tfrt.constant_s.i64", attrs=("i64",), pure=True)(constant_i64)
+kernel("tfrt.constant_s.f16", attrs=("f16",), pure=True)(constant_f16)
+kernel("tfrt.constant_s.f32", attrs=("f32",), pure=True)(constant_f32)
+kernel("tfrt.constant_s.f64", attrs=("f64",), pure=True)(constant_f64)
 
 
 # -- integers ----------------------------------------------------------------
 
 
-@kernel("tfrt.add.i32")
+@kernel("tfrt.add.i32", pure=True)
 def add_i32(a, b):
     return ((a + b + 0x80000000) & 0xFFFFFFFF) - 0x80000000
 
 
-@kernel("tfrt.add.i64")
+@kernel("tfrt.add.i64", pure=True)
 def add_i64(a, b):
     return ((a + b + 0x8000000000000000) & 0xFFFFFFFFFFFFFFFF) - 0x8000000000000000
 
 
-@kernel("tfrt.minus.i32")
+@kernel("tfrt.minus.i32", pure=True)
 def minus_i32(a, b):
     return ((a - b + 0x80000000) & 0xFFFFFFFF) - 0x80000000
 
 
-@kernel("tfrt.minus.i64")
+@kernel("tfrt.minus.i64", pure=True)
 def minus_i64(a, b):
     return wrap_i64(a - b)
 
 
-@kernel("tfrt.mul.i32")
+@kernel("tfrt.mul.i32", pure=True)
 def mul_i32(a, b):
     return wrap_i32(a * b)
 
 
-@kernel("tfrt.mul.i64")
+@kernel("tfrt.mul.i64", pure=True)
 def mul_i64(a, b):
     return wrap_i64(a * b)
 
@@ -152,39 +152,39 @@ kernel("tfrt.mul_s.i32")(mul_i32)
 kernel("tfrt.mul_s.i64")(mul_i64)
 
 
-@kernel("tfrt.div.i32")
+@kernel("tfrt.div.i32", pure=True)
 def div_i32(a, b):
     q, r = _c_divmod(a, b)
     return wrap_i32(q), wrap_i32(r)
 
 
-@kernel("tfrt.div.i64")
+@kernel("tfrt.div.i64", pure=True)
 def div_i64(a, b):
     q, r = _c_divmod(a, b)
     return wrap_i64(q), wrap_i64(r)
 
 
-@kernel("tfrt.equal.i32")
+@kernel("tfrt.equal.i32", pure=True)
 def equal_i32(a, b):
     return a == b
 
 
-@kernel("tfrt.equal.i64")
+@kernel("tfrt.equal.i64", pure=True)
 def equal_i64(a, b):
     return a == b
 
 
-@kernel("tfrt.lessequal.i32")
+@kernel("tfrt.lessequal.i32", pure=True)
 def lessequal_i32(a, b, *_chain):
     return a <= b
 
 
-@kernel("tfrt.lessequal.i64")
+@kernel("tfrt.lessequal.i64", pure=True)
 def lessequal_i64(a, b, *_chain):
     return a <= b
 
 
-@kernel("tfrt.and.i1")
+@kernel("tfrt.and.i1", pure=True)
 def and_i1(a, b):
     return bool(a) and bool(b)
 
@@ -192,12 +192,12 @@ def and_i1(a, b):
 # -- floats ------------------------------------------------------------------
 
 
-@kernel("tfrt.add.f32")
+@kernel("tfrt.add.f32", pure=True)
 def add_f32(a, b):
     return _F32(a) + _F32(b)
 
 
-@kernel("tfrt.add.f64")
+@kernel("tfrt.add.f64", pure=True)
 def add_f64(a, b):
     return a + b
 
@@ -207,36 +207,36 @@ def _c_min(a, b):
     return b if b < a else a
 
 
-@kernel("tfrt.minimum.f32")
+@kernel("tfrt.minimum.f32", pure=True)
 def minimum_f32(a, b):
     return _F32(_c_min(a, b))
 
 
-@kernel("tfrt.minimum.f64")
+@kernel("tfrt.minimum.f64", pure=True)
 def minimum_f64(a, b):
     return _c_min(a, b)
 
 
-@kernel("tfrt.div.f32")
+@kernel("tfrt.div.f32", pure=True)
 def div_f32(a, b):
     if b == 0:
         raise KernelError("Divide by zero")
     return _F32(a) / _F32(b)
 
 
-@kernel("tfrt.div.f64")
+@kernel("tfrt.div.f64", pure=True)
 def div_f64(a, b):
     if b == 0:
         raise KernelError("Divide by zero")
     return a / b
 
 
-@kernel("tfrt.multiply.f32")
+@kernel("tfrt.multiply.f32", pure=True)
 def multiply_f32(a, b):
     return _F32(a) * _F32(b)
 
 
-@kernel("tfrt.multiply.f64")
+@kernel("tfrt.multiply.f64", pure=True)
 def multiply_f64(a, b):
     return a * b
 
@@ -252,22 +252,22 @@ def _to_int64(x: float) -> int:
     return int(x)
 
 
-@kernel("tfrt.cast.i64_to_f32")
+@kernel("tfrt.cast.i64_to_f32", pure=True)
 def cast_i64_to_f32(a):
     return _F32(a)
 
 
-@kernel("tfrt.cast.f32_to_i64")
+@kernel("tfrt.cast.f32_to_i64", pure=True)
 def cast_f32_to_i64(a):
     return _to_int64(float(a))
 
 
-@kernel("tfrt.cast.i64_to_f64")
+@kernel("tfrt.cast.i64_to_f64", pure=True)
 def cast_i64_to_f64(a):
     return float(a)
 
 
-@kernel("tfrt.cast.f64_to_i64")
+@kernel("tfrt.cast.f64_to_i64", pure=True)
 def cast_f64_to_i64(a):
     return _to_int64(float(a))
 

@@ -256,6 +256,13 @@ class KernelDef:
     # a function holding it runs on the general interpreter, where every
     # register is its AsyncValue.
     observes_async_values: bool = False
+    # No effect but its results: nothing printed, emitted, written or
+    # mutated (an async kernel's enqueued work included), the same results
+    # or the same error for the same operands, and no look at its
+    # operands' AsyncValue objects.  A call whose kernels are all pure may
+    # run them in another order than TFRT's, since no order is observable
+    # (``tfrt.executor.ordered``).
+    pure: bool = False
 
     @property
     def is_sync(self) -> bool:
@@ -312,9 +319,10 @@ def kernel(
     context: bool = False,
     bind: bool = False,
     observes_async_values: bool = False,
+    pure: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: define the kernel ``name`` (see the module docstring;
-    ``observes_async_values``: see :class:`KernelDef`)."""
+    ``observes_async_values`` and ``pure``: see :class:`KernelDef`)."""
     if bind and kind != "sync":
         raise ValueError(f"kernel {name!r}: bind=True is for sync kernels")
     if kind not in ("sync", "async"):
@@ -326,7 +334,8 @@ def kernel(
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         module = getattr(fn, "__module__", "") or ""
-        kdef = KernelDef(name, fn, kind, attr_kinds, codes, context, module, bind, observes_async_values)
+        kdef = KernelDef(name, fn, kind, attr_kinds, codes, context, module, bind, observes_async_values,
+                         pure and not context and not observes_async_values)  # fmt: skip
         DEFINITIONS.setdefault(module, []).append(kdef)
         return fn
 

@@ -422,25 +422,25 @@ def make_indirect(frame: AsyncKernelFrame):
 # Async kernels (async_kernels.cc, async_test_kernels.cc).
 
 
-@kernel("tfrt_test.async_constant.i1", attrs=("i1",), kind="async")
+@kernel("tfrt_test.async_constant.i1", attrs=("i1",), kind="async", pure=True)
 def async_constant_i1(frame: AsyncKernelFrame):
     value = bool(frame.attrs[0])
     return frame.host.enqueue_work(lambda: value)
 
 
-@kernel("tfrt_test.async_constant.i32", attrs=("i32",), kind="async")
+@kernel("tfrt_test.async_constant.i32", attrs=("i32",), kind="async", pure=True)
 def async_constant_i32(frame: AsyncKernelFrame):
     value = frame.attrs[0]
     return frame.host.enqueue_work(lambda: value)
 
 
-@kernel("tfrt_test.async_add.i32", kind="async")
+@kernel("tfrt_test.async_add.i32", kind="async", pure=True)
 def async_add_i32(frame: AsyncKernelFrame):
     a, b = frame.arg(0), frame.arg(1)
     return frame.host.enqueue_work(lambda: wrap_i32(a + b))
 
 
-@kernel("tfrt_test.async_copy.i32", kind="async")
+@kernel("tfrt_test.async_copy.i32", kind="async", pure=True)
 def async_copy_i32(frame: AsyncKernelFrame):
     value = frame.arg(0)
     return frame.host.enqueue_work(lambda: value)

@@ -1,0 +1,222 @@
+"""The ordered path (tfrt.executor.ordered) against TFRT's order.
+
+A call made by the host of a body whose kernels are all pure runs its
+kernels in the body's ORDER, async kernels and ``tfrt.if`` included.  What
+it returns and what it reports must be what TFRT's order gives
+(``BEFProgram.ordered = False``): the same values, the same errors, the
+same diagnostics in the same order (anything but the plain case runs the
+call again in TFRT's order).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+
+import pytest
+from tfrt.bef.reader import read_bef
+from tfrt.bef.writer import write_bef
+from tfrt.dialects.syntax import parse_module
+
+from tfrt.executor import BEFProgram
+from tfrt.executor import ordered
+from tfrt.host_context import HostContext
+from tfrt.kernels.registry import BUILTIN_KERNEL_MODULES, AsyncKernelFrame, KernelError, KernelRegistry, kernel
+
+
+@kernel("ordered_test.async_div", kind="async", pure=True)
+def async_div(frame: AsyncKernelFrame):
+    a, b = frame.arg(0), frame.arg(1)
+
+    def work():
+        if b == 0:
+            raise KernelError("async division by zero")
+        return int(a / b)
+
+    return frame.host.enqueue_work(work)
+
+
+@kernel("ordered_test.async_pair", kind="async", pure=True)
+def async_pair(frame: AsyncKernelFrame):
+    a = frame.arg(0)
+    return frame.host.enqueue_work(lambda: a + 1), frame.host.enqueue_work(lambda: a - 1)
+
+
+def registry() -> KernelRegistry:
+    reg = KernelRegistry()
+    for name in BUILTIN_KERNEL_MODULES:
+        reg.add_module(name)
+    return reg.add_module(sys.modules[__name__])
+
+
+def random_module(seed: int, impure: bool = False) -> str:
+    """``@main``: i32 constants, adds, divisions (which fail on zero),
+    comparisons, async adds and divisions, a two-result async kernel, and
+    ``tfrt.if`` of one or two results (a branch may divide, may be async,
+    or, with ``impure``, print)."""
+    rng = random.Random(seed)
+    lines = ["func.func @main() -> ({results}) {"]
+    values: list[str] = []
+    for i in range(rng.randint(1, 3)):
+        lines.append(f"  %c{i} = tfrt.constant.i32 {rng.choice([0, 1, 2, 3, 7, -4])}")
+        values.append(f"%c{i}")
+
+    def pick() -> str:
+        return rng.choice(values)
+
+    for i in range(rng.randint(3, 30)):
+        r = rng.random()
+        if r < 0.25:
+            lines.append(f"  %v{i} = tfrt.add.i32 {pick()}, {pick()}")
+        elif r < 0.32:
+            lines.append(f"  %v{i}, %w{i} = tfrt.div.i32 {pick()}, {pick()}")
+            values.append(f"%w{i}")
+        elif r < 0.40:
+            lines.append(f'  %v{i} = "tfrt_test.async_add.i32"({pick()}, {pick()}) : (i32, i32) -> i32')
+        elif r < 0.45:
+            lines.append(f'  %v{i} = "ordered_test.async_div"({pick()}, {pick()}) : (i32, i32) -> i32')
+        elif r < 0.50:
+            lines.append(f'  %v{i}, %w{i} = "ordered_test.async_pair"({pick()}) : (i32) -> (i32, i32)')
+            values.append(f"%w{i}")
+        elif r < 0.55:
+            lines.append(f'  %v{i} = "tfrt_test.async_copy.i32"({pick()}) : (i32) -> i32')
+        elif r < 0.60:
+            lines.append(f"  %v{i} = tfrt.constant.i32 {rng.randint(-3, 3)}")
+        elif r < 0.85:
+            a, b, c = pick(), pick(), pick()
+            lines.append(f'  %b{i} = "tfrt.lessequal.i32"({a}, {b}) : (i32, i32) -> i1')
+            kind = rng.random()
+            if kind < 0.3:
+                body = ["    %k = tfrt.constant.i32 5", f"    %m, %n = tfrt.div.i32 %k, {c}", "    tfrt.return %m : i32"]
+            elif kind < 0.5:
+                body = [f'    %m = "tfrt_test.async_add.i32"({c}, {c}) : (i32, i32) -> i32', "    tfrt.return %m : i32"]
+            elif kind < 0.6 and impure:
+                body = ["    %ch = tfrt.new.chain", f"    %p = tfrt.print.i32 {c}, %ch", "    tfrt.return %c : i32"]
+                body[-1] = f"    tfrt.return {c} : i32"
+            else:
+                body = ["    %k = tfrt.constant.i32 2", f"    %m = tfrt.add.i32 {c}, %k", "    tfrt.return %m : i32"]
+            lines += [f"  %v{i} = tfrt.if %b{i}, {c} : (i32) -> i32 {{", f"    tfrt.return {c} : i32", "  } else {",
+                      *body, "  }"]  # fmt: skip
+        else:
+            a, b, c = pick(), pick(), pick()
+            lines.append(f'  %b{i} = "tfrt.lessequal.i32"({a}, {b}) : (i32, i32) -> i1')
+            lines += [
+                f"  %v{i}, %w{i} = tfrt.if %b{i}, {b}, {c} : (i32, i32) -> (i32, i32) {{",
+                f"    tfrt.return {c}, {b} : i32, i32",
+                "  } else {",
+                f"    %m = tfrt.add.i32 {b}, {c}",
+                f"    tfrt.return %m, %m : i32, i32",
+                "  }",
+            ]
+            values.append(f"%w{i}")
+        values.append(f"%v{i}")
+    returned = [rng.choice(values) for _ in range(rng.randint(1, 3))]
+    lines.append(f"  tfrt.return {', '.join(returned)} : {', '.join(['i32'] * len(returned))}")
+    lines.append("}")
+    return "\n".join(lines).replace("{results}", ", ".join(["i32"] * len(returned))) + "\n"
+
+
+def run(text: str, ordered_path: bool, calls: int = 1) -> tuple:
+    """(results, diagnostics) of ``calls`` calls of ``main`` made by the host."""
+    data = write_bef(parse_module(text, "o.mlir", allow_unregistered=True))
+    diags: list[str] = []
+    host = HostContext(registry=registry(), diag_handler=lambda d: diags.append(str(d)))
+    program = BEFProgram.load(read_bef(data, lazy=True), host)
+    program.ordered = ordered_path
+    out = []
+    for _ in range(calls):
+        results = program.function("main").execute(host.new_execution_context(), [])
+        host.await_values(results)
+        host.quiesce()
+        out.append([("error", r.error.message) if r.is_error else r.value for r in results])
+    host.shutdown()
+    return out, diags
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_random_pure_programs_match_tfrt_order(seed):
+    text = random_module(seed, impure=seed % 5 == 0)
+    assert run(text, True, calls=3) == run(text, False, calls=3), text
+
+
+def test_the_ordered_path_runs_and_runs_again_where_it_must(monkeypatch):
+    """It takes a pure program (no second run), and gives up on one whose
+    branch prints before that branch runs."""
+    seen = []
+    restart = ordered._OrderedCall._restart
+
+    def spy(self, exc):
+        seen.append(type(exc).__name__)
+        return restart(self, exc)
+
+    monkeypatch.setattr(ordered._OrderedCall, "_restart", spy)
+    starts = []
+    start = ordered._OrderedCall.start
+    monkeypatch.setattr(ordered._OrderedCall, "start", lambda self: starts.append(1) or start(self))
+    pure = "\n".join([
+        "func.func @main() -> i32 {",
+        "  %a = tfrt.constant.i32 4",
+        '  %b = "tfrt_test.async_add.i32"(%a, %a) : (i32, i32) -> i32',
+        "  %c = tfrt.add.i32 %b, %a",
+        "  tfrt.return %c : i32",
+        "}",
+    ]) + "\n"  # fmt: skip
+    assert run(pure, True) == ([[12]], [])
+    assert starts == [1] and seen == []
+    printing = pure.replace("  tfrt.return %c : i32\n}", "\n".join([
+        "  %t = tfrt.constant.i1 1",
+        "  %d = tfrt.if %t, %c : (i32) -> i32 {",
+        "    %ch = tfrt.new.chain",
+        "    %p = tfrt.print.i32 %c, %ch",
+        "    tfrt.return %c : i32",
+        "  } else {",
+        "    tfrt.return %c : i32",
+        "  }",
+        "  tfrt.return %d : i32",
+        "}",
+    ]))  # fmt: skip
+    assert run(printing, True) == run(printing, False)
+    assert seen == ["_Restart"]
+
+
+def test_a_failure_after_a_wait_runs_the_call_again():
+    text = "\n".join([
+        "func.func @main() -> (i32, i32) {",
+        "  %a = tfrt.constant.i32 4",
+        "  %z = tfrt.constant.i32 0",
+        '  %b = "ordered_test.async_div"(%a, %z) : (i32, i32) -> i32',
+        "  %c = tfrt.add.i32 %b, %a",
+        "  %q, %r = tfrt.div.i32 %a, %z",
+        "  tfrt.return %c, %q : i32, i32",
+        "}",
+    ]) + "\n"  # fmt: skip
+    got = run(text, True)
+    assert got == run(text, False)
+    assert got[0] == [[("error", "async division by zero"), ("error", "Divide by zero")]]
+    assert len(got[1]) == 1 and "Divide by zero" in got[1][0]
+
+
+def test_only_calls_made_by_the_host_take_it():
+    """A kernel's call (tfrt.call) runs in TFRT's order: its caller sees
+    when each result becomes available."""
+    text = "\n".join([
+        "func.func @pure(%x: i32) -> (i32, i32) {",
+        '  %b = "tfrt_test.async_add.i32"(%x, %x) : (i32, i32) -> i32',
+        "  %c = tfrt.add.i32 %x, %x",
+        "  tfrt.return %b, %c : i32, i32",
+        "}",
+        "func.func @main() -> (i32, i32) {",
+        "  %a = tfrt.constant.i32 3",
+        "  %b, %c = tfrt.call @pure(%a) : (i32) -> (i32, i32)",
+        "  tfrt.return %b, %c : i32, i32",
+        "}",
+    ]) + "\n"  # fmt: skip
+    data = write_bef(parse_module(text, "o.mlir", allow_unregistered=True))
+    host = HostContext(registry=registry())
+    program = BEFProgram.load(read_bef(data, lazy=True), host)
+    ctx = host.new_execution_context()
+    assert program.function("pure")._ordered_ok(ctx, [])  # (from the host: it may)
+    assert not program.function("pure")._ordered_ok(ctx.nested(), [])
+    results = program.function("main").execute(ctx, [])
+    host.await_values(results)
+    assert [r.value for r in results] == [6, 6]

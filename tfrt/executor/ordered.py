@@ -1,0 +1,502 @@
+"""The ordered path: a top-level call of a body without side effects, in its ORDER.
+
+TFRT's executor runs a kernel when its operands are ready, and the order
+it picks (the ready stack, streams, continuations) decides the order of
+side effects, which ``flat.py`` and ``interpreter.py`` reproduce exactly.
+A body whose kernels are all pure (``KernelDef.pure``: no effect but their
+results) has no side effect to order, so a call of it may run its kernels
+in the body's ORDER column (a topological order the file carries), as the
+column path does, whatever their streams and even when some are async:
+
+* a pure async kernel is called with its frame and its result stays an
+  AsyncValue in its register; the first kernel that reads it waits for it
+  (a wait step before that kernel).  While every task on the queue is the
+  call's own (nothing was queued or running when it started), the wait
+  runs queued tasks until the value is there: their order against the
+  call's own pure kernels cannot be seen.  Otherwise, or if the queue
+  runs dry first, the loop stops there and resumes from the value's
+  continuation, where it left off (one ``zip`` iterator, kept);
+* ``tfrt.if`` runs its branch on the branch's column plan (or compiled
+  code): a region not made yet on the plan another region with the same
+  body made (``BEFProgram.region_plan``).
+
+Only the results and errors of such a call can be observed, and the
+results are the same in any order.  Errors are not: which kernel reports
+first, and where, follows TFRT's order.  So the ordered path gives up on
+anything but the plain case and runs the call again from the start on the
+interpreter (TFRT's order), which is exact because nothing it did can be
+seen: a kernel that raises, an async result that is an error, a branch
+that is not pure or has no column plan, a call nested too deep.  Nothing
+is reported before that, and the async work already started only
+computes values nobody reads.
+
+It runs only for a call made by the host (``exec_ctx.depth == 0``: the
+driver, ``Program.call``), on a single-threaded queue without a tracer,
+with every argument available and the request not cancelled.  A call
+made by a kernel may not: the caller's own scheduling sees when each
+result becomes available (a result that does not need the async kernel
+is available at once in TFRT's order, not after it in this one).
+``tests/runtime/test_ordered_path.py`` compares it with the interpreter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tfrt.async_value import CONCRETE, AsyncValue, IndirectAsyncValue
+from tfrt.bef import program as bp
+from tfrt.executor.columns import (
+    _DEAD,
+    _FREE_X,
+    _FREE_Y,
+    _K_ATTR,
+    _K_GENERAL,
+    _K_NONE,
+    _K_ONE,
+    _K_TWO,
+    _attribute_decoder,
+    _general_step,
+)
+from tfrt.executor.plan import KernelSite
+from tfrt.host_context import ExecutionContext
+from tfrt.kernels.registry import AsyncKernelFrame
+
+if TYPE_CHECKING:
+    from tfrt.executor.program import BEFFunction
+
+# The steps beyond the column path's: an async kernel of one result and one
+# or two operands, a tfrt.if of one result and operand, a wait for an async
+# kernel's result before the first kernel that reads it, and any other
+# async kernel or tfrt.if (with a spec in x, as a general step).
+_K_ASYNC, _K_IF, _K_WAIT, _K_ASYNC_SPEC, _K_IF_SPEC = 5, 6, 7, 8, 9
+
+
+class _Restart(Exception):
+    """The call leaves the ordered path: run it again on the interpreter."""
+
+
+class OrderedPlan:
+    """A body's steps in execution order (``_ColumnPlan``'s lists, with the
+    async, if and wait steps)."""
+
+    __slots__ = ("kinds", "fns", "xs", "ys", "rs", "ds", "num_registers", "returns", "sites")
+
+
+class _Frame(AsyncKernelFrame):
+    """An async kernel's frame whose site is made if the kernel asks for it
+    (``_where``: its kernel code and location)."""
+
+    __slots__ = ("_program", "_where")
+
+    @property
+    def _site(self) -> KernelSite:  # type: ignore[override]
+        program = self._program
+        code, loc = self._where
+        return KernelSite(program.bef.kernel_names[code], loc, program)
+
+
+_new_frame = _Frame.__new__
+
+
+def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
+    """The ordered plan of ``func``'s body, or None when some kernel is not
+    pure (a ``tfrt.if`` counts as pure: its branch is checked when it runs)."""
+    program = func.program
+    cols = func.bef_function.columns
+    if cols is None or not len(cols):
+        return None
+    table = program._kernel_table()
+    if not table.ordered[cols.code].all():
+        return None
+    n = len(cols)
+    nregs = cols.num_registers
+    order = cols.order.astype(np.int64)
+    na = cols.num_args.astype(np.int64)[order]
+    nt = cols.num_attrs.astype(np.int64)[order]
+    nr = cols.num_results.astype(np.int64)[order]
+    nf = cols.num_funcs.astype(np.int64)[order]
+    codes = cols.code[order]
+    is_if = table.is_if[codes]
+    is_async = table.is_async[codes] & ~is_if  # (tfrt.if is an async kernel too)
+    if (is_if & ((nf != 2) | (na < 1))).any() or ((nf > 0) & ~is_if).any():
+        return None  # (a malformed if: the interpreter reports it)
+    binding = table.binds[codes]
+    fns = table.fns[codes]
+    a0 = cols.arg_start[order].astype(np.int64)
+    args = cols.args.astype(np.int64)
+    rb = cols.result_base[order].astype(np.int64)
+    returns = cols.returns.astype(np.int64)
+    returned = np.zeros(nregs + 1, bool)
+    returned[returns] = True
+    # As the column path: the last use of a register (in this order) frees it.
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n, dtype=np.int64)
+    use_pos = np.repeat(rank, cols.num_args.astype(np.int64))
+    last = np.full(nregs + 1, -1, np.int64)
+    np.maximum.at(last, args, use_pos)
+    free = (use_pos == last[args]) & ~returned[args]
+    has_use = last >= 0
+    pad = len(args) == 0
+    xi = np.where(na >= 1, a0, 0)
+    yi = np.where(na >= 2, a0 + 1, 0)
+    x = args[xi] if not pad else np.zeros(n, np.int64)
+    y = args[yi] if not pad else np.zeros(n, np.int64)
+    fx = free[xi] & (na >= 1) if not pad else np.zeros(n, bool)
+    fy = free[yi] & (na >= 2) if not pad else np.zeros(n, bool)
+    dead = ~has_use[rb] & ~returned[rb]
+    d = fx * _FREE_X + fy * _FREE_Y + dead * _DEAD
+    kind = np.full(n, _K_GENERAL, np.int64)
+    one = (nr == 1) & ~is_async & ~is_if
+    nt_call = np.where(binding, 0, nt)  # (a bound kernel takes only operands)
+    kind[one & (nt_call == 0) & (na == 0)] = _K_NONE
+    kind[one & (nt_call == 0) & (na == 1)] = _K_ONE
+    kind[one & (nt_call == 0) & (na == 2)] = _K_TWO
+    kind[one & (nt_call == 1) & (na == 0)] = _K_ATTR
+    # An async kernel of one result and one or two operands, and a tfrt.if
+    # of one result and one operand, are steps of their own; the others
+    # carry a spec (as a general step does).
+    async1 = is_async & (nr == 1) & (na >= 1) & (na <= 2) & (nt == 0)
+    if1 = is_if & (nr == 1) & (na == 2)
+    kind[is_async] = _K_ASYNC_SPEC
+    kind[async1] = _K_ASYNC
+    kind[is_if] = _K_IF_SPEC
+    kind[if1] = _K_IF
+    y = np.where(async1 & (na == 1), -1, y)
+    d = np.where(((kind == _K_TWO) | (kind == _K_IF) | (kind == _K_ASYNC)) & (x == y), d & ~_FREE_Y, d)
+    # A wait before the first reader of each async kernel's result.
+    steps = np.arange(n, dtype=np.int64)
+    if is_async.any():
+        ap = np.flatnonzero(is_async)
+        areg = np.repeat(rb[ap], nr[ap]) + (np.arange(int(nr[ap].sum())) - np.repeat(np.cumsum(nr[ap]) - nr[ap], nr[ap]))
+        first = np.full(nregs + 1, n, np.int64)
+        if not pad:
+            np.minimum.at(first, args, use_pos)
+        areg = areg[first[areg] < n]
+        at = first[areg]
+        sort = np.argsort(at, kind="stable")
+        areg, at = areg[sort], at[sort]
+        steps = np.insert(steps, at, -1)
+        kind = np.insert(kind, at, _K_WAIT)
+        x = np.insert(x, at, areg)
+        y = np.insert(y, at, 0)
+        rb = np.insert(rb, at, 0)
+        d = np.insert(d, at, 0)
+        fns = np.insert(fns, at, None)
+    kinds = kind.tolist()
+    xs = x.tolist()
+    fl = fns.tolist()
+    decode = _attribute_decoder(program, table, cols, order, codes, nt) if nt.any() else None
+    attrs: dict[int, tuple] = {}  # execution position -> decoded attributes
+    for p in np.flatnonzero(nt > 0).tolist():
+        values = decode(p)  # type: ignore[misc]
+        if values is None:
+            return None  # a bad attribute: the interpreter reports it
+        attrs[p] = values
+    stepped = steps >= 0
+    for q in np.flatnonzero(stepped & binding[np.maximum(steps, 0)]).tolist():
+        p = int(steps[q])
+        fl[q] = table.kdefs[int(codes[p])].bind(attrs.get(p, ()))
+    funcs = cols.funcs
+    fstart = cols.func_start
+    locations = cols.locations
+    funcs = cols.funcs
+    fstart = cols.func_start
+    locations = cols.locations
+    q_if = np.flatnonzero(kind == _K_IF)
+    if len(q_if):  # the branches, as (then, else)
+        f0 = fstart[order[steps[q_if]]].astype(np.int64)
+        for q, pair in zip(q_if.tolist(), zip(funcs[f0].tolist(), funcs[f0 + 1].tolist())):
+            fl[q] = pair
+    # An async kernel's code and location (for its frame), by its result.
+    q_async = np.flatnonzero(kind == _K_ASYNC)
+    p_async = steps[q_async]
+    sites = dict(zip(rb[q_async].tolist(), zip(codes[p_async].tolist(), locations[order[p_async]].tolist())))
+    special = (kind == _K_ATTR) | (kind == _K_GENERAL) | (kind == _K_ASYNC_SPEC) | (kind == _K_IF_SPEC)
+    for q in np.flatnonzero(special).tolist():
+        k = kinds[q]
+        p = int(steps[q])
+        values = () if binding[p] else attrs.get(p, ())
+        if k == _K_ATTR:
+            xs[q] = values[0]
+            continue
+        s, m = int(a0[p]), int(na[p])
+        k_args = tuple(args[s : s + m].tolist())
+        k_frees = free[s : s + m].tolist()
+        # Operands die in the order of their last use in the operand list.
+        last_use = {a: i for i, a in enumerate(k_args) if k_frees[i]}
+        k_free = tuple(sorted(last_use, key=last_use.__getitem__))
+        base = int(rb[q])
+        results = tuple(range(base, base + int(nr[p])))
+        k_dead = tuple(not has_use[r] and not returned[r] for r in results)
+        if k == _K_IF_SPEC:
+            s = int(fstart[order[p]])
+            xs[q] = (k_args, results, k_free, k_dead, int(funcs[s]), int(funcs[s + 1]))
+        elif k == _K_ASYNC_SPEC:
+            xs[q] = (values, k_args, results, k_free, k_dead, int(codes[p]), int(locations[order[p]]))
+        else:
+            xs[q] = (values, k_args, results, k_free, k_dead)
+    plan = OrderedPlan()
+    plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds = kinds, fl, xs, y.tolist(), rb.tolist(), d.tolist()
+    plan.num_registers = nregs
+    plan.returns = returns.tolist()
+    plan.sites = sites
+    return plan
+
+
+class _OrderedCall:
+    """One call on an ordered plan."""
+
+    __slots__ = ("fn", "ctx", "args", "regs", "it", "held", "wait", "help")
+
+    def __init__(self, fn: BEFFunction, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> None:
+        plan = fn._ordered
+        self.fn = fn
+        self.ctx = ctx
+        self.args = list(args)
+        regs: list[Any] = [None] * plan.num_registers
+        regs[: len(args)] = [a.value for a in args]
+        self.regs = regs
+        self.it = zip(plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds)
+        self.held: list[IndirectAsyncValue] | None = None
+        self.wait = -1
+        # While every queued task is this call's own (none was queued or
+        # running when it started, and it has not returned yet), a wait runs
+        # them here: they are its pure kernels' work, and running them now
+        # rather than after the call returns cannot be seen.
+        wq = ctx.host.work_queue
+        self.help = getattr(wq, "run_queued_until", None) if not getattr(wq, "busy", True) else None
+
+    def start(self) -> list[AsyncValue]:
+        try:
+            done = self._loop()
+        except BaseException as exc:
+            return self._restart(exc)
+        if done:
+            return self._results()
+        self.held = [IndirectAsyncValue() for _ in self.fn._ordered.returns]
+        return list(self.held)
+
+    def _resume(self) -> None:
+        """The awaited value is available: on from the step after the wait."""
+        held = self.held
+        assert held is not None
+        try:
+            regs = self.regs
+            v = regs[self.wait]
+            if v.state != CONCRETE:
+                raise _Restart
+            regs[self.wait] = v.value
+            v = None
+            done = self._loop()
+        except BaseException as exc:
+            out = self._restart(exc)
+            for h, r in zip(held, out):
+                h.forward_to(r)
+            return
+        if done:
+            for h, r in zip(held, self._results()):
+                h.forward_to(r)
+
+    def _results(self) -> list[AsyncValue]:
+        regs = self.regs
+        out = []
+        for r in self.fn._ordered.returns:
+            v = regs[r]
+            out.append(v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v))
+        self.regs = []
+        return out
+
+    def _restart(self, exc: BaseException) -> list[AsyncValue]:
+        """Run the call again from the start on the interpreter."""
+        self.regs = []
+        self.it = iter(())
+        if not isinstance(exc, Exception):
+            raise exc  # (Ctrl-C: not a reason to run again)
+        del exc
+        fn = self.fn
+        ex = fn._execution(self.ctx)
+        results = ex.prebind_results()
+        ex.run(self.args)
+        return results
+
+    def _loop(self) -> bool:
+        """Run steps until the end (True) or a pending value (False)."""
+        regs = self.regs
+        v = None
+        for kind, f, x, y, r, d in self.it:
+            if kind == 2:
+                v = f(regs[x], regs[y])
+            elif kind == 1:
+                v = f(regs[x])
+            elif kind == 3:
+                v = f(x)
+            elif kind == 0:
+                v = f()
+            elif kind == _K_WAIT:
+                w = regs[x]
+                if not w.state:
+                    if self.help is not None:
+                        self.help(w)
+                    if not w.state:
+                        self.help = None  # (the queue is no longer this call's alone)
+                        self.wait = x
+                        w.and_then(self._resume)
+                        return False
+                if w.state != CONCRETE:
+                    raise _Restart
+                regs[x] = w.value
+                continue
+            elif kind == _K_IF:
+                self._if1(f, x, y, r, d)
+                continue
+            elif kind == _K_ASYNC:
+                self._async1(f, x, y, r, d)
+                continue
+            elif kind == _K_ASYNC_SPEC:
+                self._async(f, x)
+                continue
+            elif kind == _K_IF_SPEC:
+                self._if(x)
+                continue
+            else:
+                v = None
+                _general_step(regs, f, x)
+                continue
+            if d:
+                if d == 1:
+                    regs[x] = None
+                else:
+                    if d & 1:
+                        regs[x] = None
+                    if d & 2:
+                        regs[y] = None
+                    if d & 4:
+                        v = None
+                        continue
+            regs[r] = v
+        return True
+
+    def _async1(self, f: Any, x: int, y: int, r: int, d: int) -> None:
+        """An async kernel of one result and operands ``x`` (and ``y``)."""
+        regs = self.regs
+        frame = _new_frame(_Frame)
+        frame.exec_ctx = self.ctx
+        frame._program = self.fn.program
+        frame._where = self.fn._ordered.sites[r]
+        if y < 0:
+            frame.args = [AsyncValue(CONCRETE, regs[x])]
+        else:
+            frame.args = [AsyncValue(CONCRETE, regs[x]), AsyncValue(CONCRETE, regs[y])]
+        frame.attrs = ()
+        frame.funcs = ()
+        frame.results = [None]
+        if d & 1:
+            regs[x] = None
+        if d & 2:
+            regs[y] = None
+        out = f(frame)
+        if not isinstance(out, AsyncValue):
+            if out is None:
+                out = frame.results[0]
+                if out is None:
+                    raise _Restart  # a result left unset: the interpreter reports it
+            elif type(out) in (list, tuple):
+                if len(out) != 1:
+                    raise _Restart
+                out = out[0]
+            if not isinstance(out, AsyncValue):
+                out = AsyncValue(CONCRETE, out)
+        if not d & 4:
+            regs[r] = out
+
+    def _if1(self, branches: tuple, x: int, y: int, r: int, d: int) -> None:
+        """``tfrt.if`` of one result on condition ``x`` and operand ``y``."""
+        regs = self.regs
+        values = [regs[y]]
+        index = branches[0] if regs[x] else branches[1]
+        if d & 1:
+            regs[x] = None
+        if d & 2:
+            regs[y] = None
+        out = self._branch(index, values)
+        if len(out) != 1:
+            raise _Restart
+        if not d & 4:
+            regs[r] = out[0]
+
+    def _async(self, f: Any, spec: tuple) -> None:
+        attrs, k_args, results, k_free, k_dead, code, loc = spec
+        regs = self.regs
+        frame = _new_frame(_Frame)
+        frame.exec_ctx = self.ctx
+        frame._program = self.fn.program
+        frame._where = (code, loc)
+        frame.args = [AsyncValue(CONCRETE, regs[a]) for a in k_args]
+        frame.attrs = attrs
+        frame.funcs = ()
+        n = len(results)
+        frame.results = [None] * n
+        for a in k_free:
+            regs[a] = None
+        out = f(frame)
+        if out is None:
+            out = frame.results
+            if any(v is None for v in out):
+                raise _Restart  # a result left unset: the interpreter reports it
+        elif isinstance(out, AsyncValue):
+            out = (out,)
+        elif not isinstance(out, (list, tuple)):
+            out = (AsyncValue(CONCRETE, out),)
+        if len(out) != n:
+            raise _Restart
+        for r, v, gone in zip(results, out, k_dead):
+            if not gone:
+                regs[r] = v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v)
+
+    def _if(self, spec: tuple) -> None:
+        k_args, results, k_free, k_dead, then_i, else_i = spec
+        regs = self.regs
+        index = then_i if regs[k_args[0]] else else_i
+        values = [regs[a] for a in k_args[1:]]
+        for a in k_free:
+            regs[a] = None
+        self._store(self._branch(index, values), results, k_dead)
+
+    def _branch(self, index: int, values: list) -> tuple:
+        """Run function ``index`` on ``values`` on its column plan (or its
+        compiled code): a tuple of its results' values."""
+        ctx = self.ctx
+        ctx = ctx._nested or ctx.nested()
+        if ctx.deep:
+            raise _Restart
+        program = self.fn.program
+        cp = None
+        if program.functions._items[index] is None:  # (not made yet)
+            cp = program.region_plan(index, len(values))
+        if cp is None:
+            branch = program.functions[index]
+            if branch.kind != bp.ASYNC_FUNCTION or len(values) != len(branch.arg_types):
+                raise _Restart
+            cp = branch._column_plan()
+            if cp is None or not cp.pure:
+                raise _Restart  # a branch the column path does not take, or not pure
+            fast = branch._fast_code()  # (counts the call, as call_values_in does)
+            out = cp.run(ctx, None, values) if fast is None else fast.func(ctx, *values)
+        elif not cp.pure:
+            raise _Restart
+        else:
+            out = cp.run(ctx, None, values)
+        if type(out) is not tuple:
+            raise _Restart
+        return out
+
+    def _store(self, out: tuple, results: tuple, k_dead: tuple) -> None:
+        if len(out) != len(results):
+            raise _Restart
+        regs = self.regs
+        for r, v, gone in zip(results, out, k_dead):
+            if not gone:
+                regs[r] = v
