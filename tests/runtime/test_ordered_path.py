@@ -116,8 +116,10 @@ def random_module(seed: int, impure: bool = False) -> str:
     return "\n".join(lines).replace("{results}", ", ".join(["i32"] * len(returned))) + "\n"
 
 
-def run(text: str, ordered_path: bool, calls: int = 1) -> tuple:
-    """(results, diagnostics) of ``calls`` calls of ``main`` made by the host."""
+def run(text: str, ordered_path: bool, calls: int = 1, busy: bool = False) -> tuple:
+    """(results, diagnostics) of ``calls`` calls of ``main`` made by the host
+    (``busy``: a task is queued before each call, so that the call's waits
+    stop and resume from continuations instead of running the queue)."""
     data = write_bef(parse_module(text, "o.mlir", allow_unregistered=True))
     diags: list[str] = []
     host = HostContext(registry=registry(), diag_handler=lambda d: diags.append(str(d)))
@@ -125,6 +127,8 @@ def run(text: str, ordered_path: bool, calls: int = 1) -> tuple:
     program.ordered = ordered_path
     out = []
     for _ in range(calls):
+        if busy:
+            host.enqueue_task(lambda: None)
         results = program.function("main").execute(host.new_execution_context(), [])
         host.await_values(results)
         host.quiesce()
@@ -136,7 +140,9 @@ def run(text: str, ordered_path: bool, calls: int = 1) -> tuple:
 @pytest.mark.parametrize("seed", range(150))
 def test_random_pure_programs_match_tfrt_order(seed):
     text = random_module(seed, impure=seed % 5 == 0)
-    assert run(text, True, calls=3) == run(text, False, calls=3), text
+    reference = run(text, False, calls=3)
+    assert run(text, True, calls=3) == reference, text
+    assert run(text, True, calls=3, busy=True) == reference, text
 
 
 def test_the_ordered_path_runs_and_runs_again_where_it_must(monkeypatch):
