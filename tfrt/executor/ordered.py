@@ -82,19 +82,28 @@ class OrderedPlan:
     """A body's steps in execution order (``_ColumnPlan``'s lists, with the
     async, if and wait steps)."""
 
-    __slots__ = ("kinds", "fns", "xs", "ys", "rs", "ds", "num_registers", "returns", "sites")
+    __slots__ = ("kinds", "fns", "xs", "ys", "rs", "ds", "num_registers", "returns", "cols")
+
+    def site(self, r: int) -> tuple[int, int]:
+        """The kernel code and location of the kernel whose first result is
+        register ``r`` (an async kernel's, asked for by its frame)."""
+        cols = self.cols
+        k = int(np.flatnonzero(np.asarray(cols.result_base) == r)[0])
+        return int(cols.code[k]), int(cols.locations[k])
 
 
 class _Frame(AsyncKernelFrame):
     """An async kernel's frame whose site is made if the kernel asks for it
-    (``_where``: its kernel code and location)."""
+    (``_where``: its kernel code and location, or the register of its
+    result, for ``_plan.site``)."""
 
-    __slots__ = ("_program", "_where")
+    __slots__ = ("_program", "_plan", "_where")
 
     @property
     def _site(self) -> KernelSite:  # type: ignore[override]
         program = self._program
-        code, loc = self._where
+        where = self._where
+        code, loc = self._plan.site(where) if type(where) is int else where
         return KernelSite(program.bef.kernel_names[code], loc, program)
 
 
@@ -178,13 +187,30 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
         at = first[areg]
         sort = np.argsort(at, kind="stable")
         areg, at = areg[sort], at[sort]
-        steps = np.insert(steps, at, -1)
-        kind = np.insert(kind, at, _K_WAIT)
-        x = np.insert(x, at, areg)
-        y = np.insert(y, at, 0)
-        rb = np.insert(rb, at, 0)
-        d = np.insert(d, at, 0)
-        fns = np.insert(fns, at, None)
+        # Step q of the body moves to q + (waits before it); wait i goes
+        # to at[i] + i.
+        moved = steps + np.searchsorted(at, steps, side="right")
+        waits = at + np.arange(len(at))
+        total = n + len(at)
+
+        def spread(a: np.ndarray, fill: Any) -> np.ndarray:
+            out = np.empty(total, a.dtype)
+            out[moved] = a
+            out[waits] = fill
+            return out
+
+        steps = spread(steps, -1)
+        kind = spread(kind, _K_WAIT)
+        x = spread(x, areg)
+        y = spread(y, 0)
+        rb = spread(rb, 0)
+        d = spread(d, 0)
+        fns = spread(fns, None)
+    q_if = np.flatnonzero(kind == _K_IF)
+    if len(q_if):  # the branches: then | else << 32
+        f0 = cols.func_start[order[steps[q_if]]].astype(np.int64)
+        fl_funcs = cols.funcs.astype(np.int64)
+        fns[q_if] = fl_funcs[f0] | fl_funcs[f0 + 1] << 32
     kinds = kind.tolist()
     xs = x.tolist()
     fl = fns.tolist()
@@ -202,18 +228,6 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
     funcs = cols.funcs
     fstart = cols.func_start
     locations = cols.locations
-    funcs = cols.funcs
-    fstart = cols.func_start
-    locations = cols.locations
-    q_if = np.flatnonzero(kind == _K_IF)
-    if len(q_if):  # the branches, as (then, else)
-        f0 = fstart[order[steps[q_if]]].astype(np.int64)
-        for q, pair in zip(q_if.tolist(), zip(funcs[f0].tolist(), funcs[f0 + 1].tolist())):
-            fl[q] = pair
-    # An async kernel's code and location (for its frame), by its result.
-    q_async = np.flatnonzero(kind == _K_ASYNC)
-    p_async = steps[q_async]
-    sites = dict(zip(rb[q_async].tolist(), zip(codes[p_async].tolist(), locations[order[p_async]].tolist())))
     special = (kind == _K_ATTR) | (kind == _K_GENERAL) | (kind == _K_ASYNC_SPEC) | (kind == _K_IF_SPEC)
     for q in np.flatnonzero(special).tolist():
         k = kinds[q]
@@ -242,19 +256,22 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
     plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds = kinds, fl, xs, y.tolist(), rb.tolist(), d.tolist()
     plan.num_registers = nregs
     plan.returns = returns.tolist()
-    plan.sites = sites
+    plan.cols = cols
     return plan
 
 
 class _OrderedCall:
     """One call on an ordered plan."""
 
-    __slots__ = ("fn", "ctx", "args", "regs", "it", "held", "wait", "help")
+    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "args", "regs", "it", "held", "wait", "help")
 
     def __init__(self, fn: BEFFunction, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> None:
         plan = fn._ordered
         self.fn = fn
+        self.plan = plan
+        self.program = fn.program
         self.ctx = ctx
+        self.bctx = ctx._nested or ctx.nested()  # (a branch's kernels run here)
         self.args = list(args)
         regs: list[Any] = [None] * plan.num_registers
         regs[: len(args)] = [a.value for a in args]
@@ -276,7 +293,7 @@ class _OrderedCall:
             return self._restart(exc)
         if done:
             return self._results()
-        self.held = [IndirectAsyncValue() for _ in self.fn._ordered.returns]
+        self.held = [IndirectAsyncValue() for _ in self.plan.returns]
         return list(self.held)
 
     def _resume(self) -> None:
@@ -303,7 +320,7 @@ class _OrderedCall:
     def _results(self) -> list[AsyncValue]:
         regs = self.regs
         out = []
-        for r in self.fn._ordered.returns:
+        for r in self.plan.returns:
             v = regs[r]
             out.append(v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v))
         self.regs = []
@@ -384,8 +401,9 @@ class _OrderedCall:
         regs = self.regs
         frame = _new_frame(_Frame)
         frame.exec_ctx = self.ctx
-        frame._program = self.fn.program
-        frame._where = self.fn._ordered.sites[r]
+        frame._program = self.program
+        frame._plan = self.plan
+        frame._where = r
         if y < 0:
             frame.args = [AsyncValue(CONCRETE, regs[x])]
         else:
@@ -412,11 +430,11 @@ class _OrderedCall:
         if not d & 4:
             regs[r] = out
 
-    def _if1(self, branches: tuple, x: int, y: int, r: int, d: int) -> None:
+    def _if1(self, branches: int, x: int, y: int, r: int, d: int) -> None:
         """``tfrt.if`` of one result on condition ``x`` and operand ``y``."""
         regs = self.regs
         values = [regs[y]]
-        index = branches[0] if regs[x] else branches[1]
+        index = branches & 0xFFFFFFFF if regs[x] else branches >> 32
         if d & 1:
             regs[x] = None
         if d & 2:
@@ -432,7 +450,8 @@ class _OrderedCall:
         regs = self.regs
         frame = _new_frame(_Frame)
         frame.exec_ctx = self.ctx
-        frame._program = self.fn.program
+        frame._program = self.program
+        frame._plan = None
         frame._where = (code, loc)
         frame.args = [AsyncValue(CONCRETE, regs[a]) for a in k_args]
         frame.attrs = attrs
@@ -468,11 +487,10 @@ class _OrderedCall:
     def _branch(self, index: int, values: list) -> tuple:
         """Run function ``index`` on ``values`` on its column plan (or its
         compiled code): a tuple of its results' values."""
-        ctx = self.ctx
-        ctx = ctx._nested or ctx.nested()
+        ctx = self.bctx
         if ctx.deep:
             raise _Restart
-        program = self.fn.program
+        program = self.program
         cp = None
         if program.functions._items[index] is None:  # (not made yet)
             cp = program.region_plan(index, len(values))
@@ -487,6 +505,8 @@ class _OrderedCall:
             out = cp.run(ctx, None, values) if fast is None else fast.func(ctx, *values)
         elif not cp.pure:
             raise _Restart
+        elif not cp.kinds:  # (a region that returns its arguments)
+            return tuple([values[r] for r in cp.returns])
         else:
             out = cp.run(ctx, None, values)
         if type(out) is not tuple:
