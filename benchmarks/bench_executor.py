@@ -364,8 +364,10 @@ def mixed_text(n: int) -> str:
     """``@main``: about n kernels in blocks of 10: two chains of adds, a
     comparison, a ``tfrt.if`` (one branch returns its operand, the other
     adds), an async add (a work-queue task), and adds after it.  The stream
-    analysis puts them on three streams, so the interpreter runs them
-    (kernels of other streams are enqueued)."""
+    analysis puts them on three streams.  Every kernel is pure, so a call
+    from the host takes the ordered path; with ``BEFProgram.ordered``
+    off, the flat interpreter runs them in TFRT's order (kernels of other
+    streams are enqueued)."""
     lines = ["func.func @main() -> (i32, i32) {", "  %one = tfrt.constant.i32 1",
              "  %a0 = tfrt.constant.i32 0", "  %b0 = tfrt.constant.i32 0"]  # fmt: skip
     for i in range(1, n // 10 + 1):
@@ -466,6 +468,67 @@ def bench_end_to_end(sizes: tuple[int, int], repeat: int, baseline: str | None =
     print(f"  {'floor: Python loop of add (in process)':40} {floor_us:7.3f}")
 
 
+# One process: read, load, prepare, run (execute and await) and release a
+# file's main, each phase timed; argv: file, "ordered" or "tfrt-order".
+PHASES_DRIVER = """
+import sys, time
+from tfrt.bef.reader import read_bef
+from tfrt.executor import BEFProgram
+from tfrt.host_context import HostContext
+path, how = sys.argv[1], sys.argv[2]
+data = open(path, "rb").read()
+host = HostContext(work_queue="s")
+t = [time.perf_counter()]
+bef = read_bef(data, lazy=True)
+t.append(time.perf_counter())
+program = BEFProgram.load(bef, host)
+program.ordered = how == "ordered"
+t.append(time.perf_counter())
+fn = program.function("main")
+fn.prepare()
+t.append(time.perf_counter())
+results = fn.execute(host.new_execution_context(), [])
+host.await_values(results)
+t.append(time.perf_counter())
+del results
+host.quiesce()
+program.release()
+t.append(time.perf_counter())
+print(" ".join(f"{b - a:.6f}" for a, b in zip(t, t[1:])))
+"""
+
+
+def bench_phases(sizes: tuple[int, int], repeat: int) -> None:
+    """The mixed program's phases in fresh processes (best of ``repeat``,
+    slope between the two sizes), on the ordered path and in TFRT's order."""
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from tfrt.bef.writer import write_bef
+    from tfrt.dialects.syntax import parse_module
+
+    lo, hi = sizes
+    names = ("read", "load", "prepare", "run", "release")
+    print(f"== phases of the mixed program in fresh processes (µs per kernel, best of {repeat}, slope {lo:,} -> {hi:,})")
+    with tempfile.TemporaryDirectory() as tmp:
+        best: dict = {}
+        for n in sizes:
+            path = Path(tmp) / f"mixed{n}.bef"
+            path.write_bytes(write_bef(parse_module(mixed_text(n), f"mixed{n}.mlir")))
+            for _ in range(repeat):
+                for how in ("ordered", "tfrt-order"):
+                    out = subprocess.run([sys.executable, "-c", PHASES_DRIVER, str(path), how],
+                                         check=True, capture_output=True, text=True, cwd=tmp).stdout  # fmt: skip
+                    for name, v in zip(names, map(float, out.split())):
+                        best[how, n, name] = min(best.get((how, n, name), float("inf")), v)
+    print(f"  {'':22}" + "".join(f"{name:>9}" for name in (*names, "total")))
+    for how, label in (("ordered", "ordered path"), ("tfrt-order", "TFRT's order (flat)")):
+        per = [(best[how, hi, name] - best[how, lo, name]) / (hi - lo) * 1e6 for name in names]
+        print(f"  {label:22}" + "".join(f"{v:9.3f}" for v in (*per, sum(per))))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
@@ -484,6 +547,7 @@ def main() -> None:
     if opts.end_to_end or opts.only_end_to_end:
         lo, hi = (int(v) for v in opts.sizes.split(","))
         bench_end_to_end((lo, hi), opts.repeat, opts.baseline)
+        bench_phases((lo, hi), opts.repeat)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,13 @@ def async_pair(frame: AsyncKernelFrame):
     return frame.host.enqueue_work(lambda: a + 1), frame.host.enqueue_work(lambda: a - 1)
 
 
+@kernel("ordered_test.async_where", kind="async", pure=True)
+def async_where(frame: AsyncKernelFrame):
+    """Its own name and line, from its frame (made only when asked for)."""
+    a, name, line = frame.arg(0), frame.kernel_name, frame.location.line
+    return frame.host.enqueue_work(lambda: a * 1000 + len(name) * 10 + line)
+
+
 def registry() -> KernelRegistry:
     reg = KernelRegistry()
     for name in BUILTIN_KERNEL_MODULES:
@@ -226,3 +233,21 @@ def test_only_calls_made_by_the_host_take_it():
     results = program.function("main").execute(ctx, [])
     host.await_values(results)
     assert [r.value for r in results] == [6, 6]
+
+
+def test_an_async_kernel_finds_its_own_site(monkeypatch):
+    restarts = []
+    monkeypatch.setattr(ordered._OrderedCall, "_restart", lambda self, exc: restarts.append(exc))
+    text = "\n".join([
+        "func.func @main() -> (i32, i32) {",
+        "  %a = tfrt.constant.i32 1",
+        '  %b = "ordered_test.async_where"(%a) : (i32) -> i32',
+        "  %c = tfrt.add.i32 %b, %a",
+        '  %d = "ordered_test.async_where"(%c) : (i32) -> i32',
+        "  tfrt.return %c, %d : i32, i32",
+        "}",
+    ]) + "\n"  # fmt: skip
+    name = len("ordered_test.async_where") * 10
+    got = run(text, True)
+    assert got == ([[1000 + name + 3 + 1, (1000 + name + 3 + 1) * 1000 + name + 5]], [])
+    assert not restarts

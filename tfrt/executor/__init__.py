@@ -12,6 +12,12 @@ column path               first calls of a function of synchronous kernels    ``
                           the body's columns
 compiled path             from the ``jit_threshold``-th call of a function     ``compiled.py``
                           that runs inline: generated straight-line Python
+ordered path              a call made by the host of a body whose kernels     ``ordered.py``
+                          are all pure (``KernelDef.pure``), async kernels,
+                          ``tfrt.if`` and several streams included: the
+                          column path's loop in the body's ORDER; anything
+                          but the plain case runs the call again in TFRT's
+                          order
 flat interpreter          everything else on a single-threaded queue (async   ``flat.py``
                           kernels, several streams, pending arguments,
                           cancellation): TFRT's ``BEFExecutor`` on plain
@@ -30,14 +36,14 @@ All of them call a kernel through :func:`tfrt.executor.plan._invoke` or,
 on plain values, the kernel's function itself, and they agree on what a
 call prints, reports and returns (``tests/runtime/test_fast_path.py``,
 ``test_column_path.py``, ``test_side_effect_order.py``,
-``test_flat_interpreter.py``).  The shared plan
+``test_flat_interpreter.py``, ``test_ordered_path.py``).  The shared plan
 (``plan.py``: a function's kernels, registers, used-by lists, ready counts
 and streams, and the kernel call) is built once per function, the first
 time a path needs it; the flat interpreter has its own list plan
 (``flat.py``: ``FlatPlan``), made from the same columns.  Modules import one
 way: ``plan`` <- ``interpreter`` <- ``traced``; ``plan`` <- ``compiled``;
 ``plan`` <- ``flat``; ``interpreter``, ``compiled`` <- ``recovery`` <-
-``columns``; all <- ``program``.
+``columns`` <- ``ordered``; all <- ``program``.
 
 Example::
 

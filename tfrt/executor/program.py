@@ -13,8 +13,11 @@ one path:
   ``jit_threshold``-th call of a function that qualifies;
 * before that, the column path (``columns.py``) for a function of
   synchronous kernels on one stream;
-* otherwise the interpreter (``interpreter.py``; ``traced.py`` when the
-  program traces), on the plan (``plan.py``) built at the first such call.
+* for a call made by the host (``exec_ctx.depth == 0``) of a body whose
+  kernels are all pure, the ordered path (``ordered.py``);
+* otherwise TFRT's dataflow interpreter: ``flat.py`` on a single-threaded
+  queue, ``interpreter.py`` on a threaded one (``traced.py`` when the
+  program traces), on the plan built at the first such call.
 
 The fast paths hand a failing call over to the interpreter through
 ``recovery.py``.  A function body is checked (``BEFFormatError``) when one
