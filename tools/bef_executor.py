@@ -594,10 +594,9 @@ def _run_function(fn: Any, host: Any, opts: Options, sink: Any) -> int:
         exec_ctx = host.new_execution_context()
         with _frozen_program(fn):
             try:
-                results = fn.execute(exec_ctx, [])
+                results = fn.run(exec_ctx, [])  # (execute and wait)
             except ProgramLoadError:  # reported at the kernel (a bad attribute, checked when first called)
                 return 0
-            host.await_values(results)
         if results:
             if fn.kind == bp.SYNC_FUNCTION and any(r.error is not None for r in results):
                 err = next(r.error for r in results if r.error is not None)
@@ -677,8 +676,7 @@ def _invoke(opts: Options, program: Any, host: Any, diags: RuntimeDiagnostics) -
     out.flush()
     started = time.perf_counter()
     exec_ctx = host.new_execution_context()
-    results = fn.execute(exec_ctx, [AsyncValue(CONCRETE, a) for a in args])
-    host.await_values(results)
+    results = fn.run(exec_ctx, [AsyncValue(CONCRETE, a) for a in args])
     host.quiesce()
     first_call = time.perf_counter() - started
     status = 0

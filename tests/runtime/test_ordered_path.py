@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import random
 import sys
+import threading
 
 import pytest
 from tfrt.bef.reader import read_bef
 from tfrt.bef.writer import write_bef
 from tfrt.dialects.syntax import parse_module
 
-from tfrt.executor import BEFProgram
-from tfrt.executor import ordered
+from tfrt.async_value import CONCRETE, AsyncValue
+from tfrt.executor import BEFProgram, ordered
 from tfrt.host_context import HostContext
 from tfrt.kernels.registry import BUILTIN_KERNEL_MODULES, AsyncKernelFrame, KernelError, KernelRegistry, kernel
 
@@ -47,6 +48,20 @@ def async_where(frame: AsyncKernelFrame):
     """Its own name and line, from its frame (made only when asked for)."""
     a, name, line = frame.arg(0), frame.kernel_name, frame.location.line
     return frame.host.enqueue_work(lambda: a * 1000 + len(name) * 10 + line)
+
+
+@kernel("ordered_test.async_elsewhere", kind="async", pure=True)
+def async_elsewhere(frame: AsyncKernelFrame):
+    """a + 1, set by another thread a moment later (not a queue task)."""
+    a = frame.arg(0)
+    out = AsyncValue()
+    threading.Timer(0.01, lambda: out.set_value(a + 1)).start()
+    return out
+
+
+@kernel("ordered_test.interrupt", pure=True)
+def interrupt(a):
+    raise KeyboardInterrupt(f"at {a}")
 
 
 def registry() -> KernelRegistry:
@@ -124,9 +139,9 @@ def random_module(seed: int, impure: bool = False) -> str:
 
 
 def run(text: str, ordered_path: bool, calls: int = 1, busy: bool = False) -> tuple:
-    """(results, diagnostics) of ``calls`` calls of ``main`` made by the host
-    (``busy``: a task is queued before each call, so that the call's waits
-    stop and resume from continuations instead of running the queue)."""
+    """(results, diagnostics) of ``calls`` blocking calls of ``main`` made by
+    the host (``busy``: a task is queued before each call: the ordered path
+    does not take it)."""
     data = write_bef(parse_module(text, "o.mlir", allow_unregistered=True))
     diags: list[str] = []
     host = HostContext(registry=registry(), diag_handler=lambda d: diags.append(str(d)))
@@ -136,8 +151,7 @@ def run(text: str, ordered_path: bool, calls: int = 1, busy: bool = False) -> tu
     for _ in range(calls):
         if busy:
             host.enqueue_task(lambda: None)
-        results = program.function("main").execute(host.new_execution_context(), [])
-        host.await_values(results)
+        results = program.function("main").run(host.new_execution_context(), [])
         host.quiesce()
         out.append([("error", r.error.message) if r.is_error else r.value for r in results])
     host.shutdown()
@@ -228,11 +242,73 @@ def test_only_calls_made_by_the_host_take_it():
     host = HostContext(registry=registry())
     program = BEFProgram.load(read_bef(data, lazy=True), host)
     ctx = host.new_execution_context()
-    assert program.function("pure")._ordered_ok(ctx, [])  # (from the host: it may)
-    assert not program.function("pure")._ordered_ok(ctx.nested(), [])
-    results = program.function("main").execute(ctx, [])
-    host.await_values(results)
+    three = [AsyncValue(CONCRETE, 3)]
+    assert program.function("pure")._ordered_ok(ctx, three)  # (from the host: it may)
+    assert not program.function("pure")._ordered_ok(ctx.nested(), three)
+    results = program.function("main").run(ctx, [])
     assert [r.value for r in results] == [6, 6]
+
+
+T1 = "\n".join([
+    "func.func @main() -> (i32, i32) {",
+    "  %a = tfrt.constant.i32 4",
+    '  %b = "tfrt_test.async_add.i32"(%a, %a) : (i32, i32) -> i32',
+    "  %c = tfrt.add.i32 %b, %a",
+    '  %z = "tfrt.minus.i32"(%a, %a) : (i32, i32) -> i32',
+    "  %q, %r = tfrt.div.i32 %a, %z",
+    "  tfrt.return %c, %q : i32, i32",
+    "}",
+]) + "\n"  # fmt: skip
+
+
+def host_sees(ordered_path: bool, how: str) -> list:
+    """What a host that looks at a call between its start and its end sees:
+    ``cancel`` after execute, or a task queued before a blocking call."""
+    log: list = []
+    host = HostContext(registry=registry(), diag_handler=lambda d: log.append(str(d).splitlines()[0][-14:]))
+    program = BEFProgram.load(read_bef(write_bef(parse_module(T1, "o.mlir")), lazy=True), host)
+    program.ordered = ordered_path
+    ctx = host.new_execution_context()
+    if how == "cancel":
+        results = program.function("main").execute(ctx, [])
+        log.append([r.state for r in results])
+        ctx.request.cancel()
+        host.await_values(results)
+    else:
+        host.enqueue_task(lambda: log.append("the queued task"))
+        results = program.function("main").run(ctx, [])
+    log.append([("error", r.error.message) if r.is_error else r.value for r in results])
+    return log
+
+
+@pytest.mark.parametrize("how", ["cancel", "busy"])
+def test_a_host_that_looks_between_start_and_end_sees_tfrt_order(how):
+    assert host_sees(True, how) == host_sees(False, how)
+
+
+def test_a_wait_on_a_value_another_thread_sets_resumes_the_loop():
+    text = "\n".join([
+        "func.func @main() -> (i32, i32) {",
+        "  %a = tfrt.constant.i32 4",
+        '  %b = "ordered_test.async_elsewhere"(%a) : (i32) -> i32',
+        "  %c = tfrt.add.i32 %b, %a",
+        '  %d = "ordered_test.async_elsewhere"(%c) : (i32) -> i32',
+        "  %e = tfrt.add.i32 %d, %b",
+        "  tfrt.return %c, %e : i32, i32",
+        "}",
+    ]) + "\n"  # fmt: skip
+    resumed = []
+    resume = ordered._OrderedCall._resume
+
+    def spy(self):
+        resumed.append(1)
+        return resume(self)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ordered._OrderedCall, "_resume", spy)
+        got = run(text, True)
+    assert got == run(text, False) == ([[9, 15]], [])
+    assert len(resumed) == 2
 
 
 def test_an_async_kernel_finds_its_own_site(monkeypatch):
@@ -251,3 +327,28 @@ def test_an_async_kernel_finds_its_own_site(monkeypatch):
     got = run(text, True)
     assert got == ([[1000 + name + 3 + 1, (1000 + name + 3 + 1) * 1000 + name + 5]], [])
     assert not restarts
+
+
+def test_a_kernel_that_raises_ctrl_c_gives_what_tfrt_order_gives():
+    text = "\n".join([
+        "func.func @main() -> (i32, i32) {",
+        "  %a = tfrt.constant.i32 4",
+        '  %b = "tfrt_test.async_add.i32"(%a, %a) : (i32, i32) -> i32',
+        '  %c = "ordered_test.interrupt"(%b) : (i32) -> i32',
+        "  %d = tfrt.add.i32 %a, %a",
+        "  tfrt.return %c, %d : i32, i32",
+        "}",
+    ]) + "\n"  # fmt: skip
+
+    def once(ordered_path: bool) -> tuple:
+        diags: list = []
+        host = HostContext(registry=registry(), diag_handler=lambda d: diags.append(str(d)))
+        program = BEFProgram.load(read_bef(write_bef(parse_module(text, "o.mlir", allow_unregistered=True)), lazy=True), host)
+        program.ordered = ordered_path
+        ctx = host.new_execution_context()
+        results = program.function("main").run(ctx, [])
+        return [("error", r.error.message) if r.is_error else r.value for r in results], diags, repr(ctx.request.interrupted)
+
+    got = once(True)
+    assert got == once(False)
+    assert got[0] == [("error", "KeyboardInterrupt: at 8"), 8] and got[2] == "KeyboardInterrupt('at 8')"

@@ -1,4 +1,4 @@
-"""The ordered path: a top-level call of a body without side effects, in its ORDER.
+"""The ordered path: a blocking host call of a body without side effects, in its ORDER.
 
 TFRT's executor runs a kernel when its operands are ready, and the order
 it picks (the ready stack, streams, continuations) decides the order of
@@ -10,12 +10,11 @@ column path does, whatever their streams and even when some are async:
 
 * a pure async kernel is called with its frame and its result stays an
   AsyncValue in its register; the first kernel that reads it waits for it
-  (a wait step before that kernel).  While every task on the queue is the
-  call's own (nothing was queued or running when it started), the wait
-  runs queued tasks until the value is there: their order against the
-  call's own pure kernels cannot be seen.  Otherwise, or if the queue
-  runs dry first, the loop stops there and resumes from the value's
-  continuation, where it left off (one ``zip`` iterator, kept);
+  (a wait step before that kernel) by running queued tasks until the value
+  is there: every task on the queue is the call's own (it was idle when
+  the call started), its pure kernels' work.  If the queue runs dry first
+  (a value another thread sets), the loop stops there and resumes from the
+  value's continuation, where it left off (one ``zip`` iterator, kept);
 * ``tfrt.if`` runs its branch on the branch's column plan (or compiled
   code): a region not made yet on the plan another region with the same
   body made (``BEFProgram.region_plan``).
@@ -30,12 +29,21 @@ that is not pure or has no column plan, a call nested too deep.  Nothing
 is reported before that, and the async work already started only
 computes values nobody reads.
 
-It runs only for a call made by the host (``exec_ctx.depth == 0``: the
-driver, ``Program.call``), on a single-threaded queue without a tracer,
-with every argument available and the request not cancelled.  A call
-made by a kernel may not: the caller's own scheduling sees when each
-result becomes available (a result that does not need the async kernel
-is available at once in TFRT's order, not after it in this one).
+It runs only for a blocking call made by the host (``BEFFunction.run``:
+execute, then wait for the results, as ``bef_executor`` does), on an idle
+single-threaded queue without a tracer, with every argument available and
+the request not cancelled.  Nothing can look at such a call between its
+start and its end.  Any other call may not: a host that executes and then
+does something before it waits sees which results are available and
+which diagnostics were reported by then (and may cancel the rest), and a
+call made by a kernel (``tfrt.call``) has a caller whose own scheduling
+sees when each result becomes available.  A cancel seen at a wait (from
+another thread) runs the call again in TFRT's order, where every kernel
+is then cancelled.  A Ctrl-C (or SystemExit) runs it again too, and
+interrupts the request (``RequestContext.interrupt``) once that is over: a
+kernel that raises it raises it again in TFRT's order, a signal is taken
+as one that came at the end of the call.  The arguments are held until
+the call ends (running it again needs them).
 ``tests/runtime/test_ordered_path.py`` compares it with the interpreter.
 """
 
@@ -263,7 +271,8 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
 class _OrderedCall:
     """One call on an ordered plan."""
 
-    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "args", "regs", "it", "held", "wait", "help")
+    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "request", "args", "regs", "it", "held", "wait", "help",
+                 "interrupted")  # fmt: skip
 
     def __init__(self, fn: BEFFunction, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> None:
         plan = fn._ordered
@@ -272,6 +281,7 @@ class _OrderedCall:
         self.program = fn.program
         self.ctx = ctx
         self.bctx = ctx._nested or ctx.nested()  # (a branch's kernels run here)
+        self.request = ctx.request
         self.args = list(args)
         regs: list[Any] = [None] * plan.num_registers
         regs[: len(args)] = [a.value for a in args]
@@ -279,12 +289,11 @@ class _OrderedCall:
         self.it = zip(plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds)
         self.held: list[IndirectAsyncValue] | None = None
         self.wait = -1
-        # While every queued task is this call's own (none was queued or
-        # running when it started, and it has not returned yet), a wait runs
-        # them here: they are its pure kernels' work, and running them now
-        # rather than after the call returns cannot be seen.
-        wq = ctx.host.work_queue
-        self.help = getattr(wq, "run_queued_until", None) if not getattr(wq, "busy", True) else None
+        self.interrupted: BaseException | None = None  # (see _restart)
+        # The queue was idle when the call started and the host waits for
+        # the call: every queued task is the call's own, its pure kernels'
+        # work, and a wait runs them here.
+        self.help = ctx.host.work_queue.run_queued_until
 
     def start(self) -> list[AsyncValue]:
         try:
@@ -301,6 +310,8 @@ class _OrderedCall:
         held = self.held
         assert held is not None
         try:
+            if self.request.cancel_value is not None:
+                raise _Restart
             regs = self.regs
             v = regs[self.wait]
             if v.state != CONCRETE:
@@ -331,7 +342,10 @@ class _OrderedCall:
         self.regs = []
         self.it = iter(())
         if not isinstance(exc, Exception):
-            raise exc  # (Ctrl-C: not a reason to run again)
+            # Ctrl-C or SystemExit: kept for the end of the call.  A kernel
+            # that raises it raises it again in TFRT's order (where it is that
+            # kernel's error); a signal is as if it came once the call was over.
+            self.interrupted = exc
         del exc
         fn = self.fn
         ex = fn._execution(self.ctx)
@@ -353,6 +367,8 @@ class _OrderedCall:
             elif kind == 0:
                 v = f()
             elif kind == _K_WAIT:
+                if self.request.cancel_value is not None:
+                    raise _Restart  # (TFRT's order: every kernel not run yet is cancelled)
                 w = regs[x]
                 if not w.state:
                     if self.help is not None:

@@ -13,8 +13,9 @@ one path:
   ``jit_threshold``-th call of a function that qualifies;
 * before that, the column path (``columns.py``) for a function of
   synchronous kernels on one stream;
-* for a call made by the host (``exec_ctx.depth == 0``) of a body whose
-  kernels are all pure, the ordered path (``ordered.py``);
+* for a blocking call made by the host (:meth:`BEFFunction.run`, as
+  ``bef_executor`` makes) of a body whose kernels are all pure, the
+  ordered path (``ordered.py``);
 * otherwise TFRT's dataflow interpreter: ``flat.py`` on a single-threaded
   queue, ``interpreter.py`` on a threaded one (``traced.py`` when the
   program traces), on the plan built at the first such call.
@@ -211,17 +212,27 @@ class BEFFunction:
         return op  # type: ignore[return-value]
 
     def _ordered_ok(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> bool:
-        """Whether this call may take the ordered path (``ordered.py``): made
-        by the host, on a single-threaded queue without a tracer, every
-        argument available, the request not cancelled, a pure body."""
+        """Whether a blocking call (:meth:`run`) may take the ordered path
+        (``ordered.py``): made by the host, on an idle single-threaded queue
+        without a tracer, every argument available, the request not
+        cancelled, a body of pure kernels that neither the compiled nor the
+        column path runs."""
         program = self.program
-        if exec_ctx.depth or not program.ordered or program.tracer or program.host.work_queue.threaded:
+        if exec_ctx.depth or not program.ordered or program.tracer:
+            return False
+        wq = program.host.work_queue
+        if wq.threaded or getattr(wq, "busy", True) or not hasattr(wq, "run_queued_until"):
             return False
         if self.kind != bp.ASYNC_FUNCTION or exec_ctx.request.cancel_value is not None:
+            return False
+        if len(args) != len(self.arg_types) or self._fast is not None:
             return False
         for a in args:
             if a.state != CONCRETE:
                 return False
+        ctx = exec_ctx._nested or exec_ctx.nested()
+        if ctx.deep or self._column_plan() is not None:
+            return False
         return self._ordered_plan() is not None
 
     @property
@@ -275,11 +286,26 @@ class BEFFunction:
                     if type(out) is tuple:
                         return [AsyncValue(CONCRETE, v) for v in out]
                     return out
-        if self._ordered_ok(exec_ctx, args):
-            return _OrderedCall(self, ctx, args).start()
         ex = self._execution(ctx)
         results = ex.prebind_results()
         ex.run(args)
+        return results
+
+    def run(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        """Execute and wait for every result: the host's blocking call (as
+        ``bef_executor`` makes one per function).  Returns the results, all
+        available.  A body of pure kernels may run on the ordered path
+        (``ordered.py``): nothing can look at the call between its start
+        and its end, so no order of its kernels can be seen."""
+        if not self._ordered_ok(exec_ctx, args):
+            results = self.execute(exec_ctx, args)
+            exec_ctx.host.await_values(results)
+            return results
+        call = _OrderedCall(self, exec_ctx._nested or exec_ctx.nested(), args)
+        results = call.start()
+        exec_ctx.host.await_values(results)
+        if call.interrupted is not None:
+            exec_ctx.request.interrupt(call.interrupted)
         return results
 
     def _deep(self, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
@@ -411,35 +437,6 @@ class NativeFunction:
         self.impl = impl
         self.plan = None
 
-    def _ordered_plan(self) -> OrderedPlan | None:
-        """The ordered path's plan (None: the body is not pure), shared by
-        functions with the same body as column plans are."""
-        op = self._ordered
-        if op is False:
-            key = self._body()
-            cache = self.program._ordered_plans
-            op = cache.get(key, False) if key is not None else False
-            if op is False:
-                op = _without_gc(build_ordered_plan, self)
-                if key is not None:
-                    cache[key] = op
-            self._ordered = op
-        return op  # type: ignore[return-value]
-
-    def _ordered_ok(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> bool:
-        """Whether this call may take the ordered path (``ordered.py``): made
-        by the host, on a single-threaded queue without a tracer, every
-        argument available, the request not cancelled, a pure body."""
-        program = self.program
-        if exec_ctx.depth or not program.ordered or program.tracer or program.host.work_queue.threaded:
-            return False
-        if self.kind != bp.ASYNC_FUNCTION or exec_ctx.request.cancel_value is not None:
-            return False
-        for a in args:
-            if a.state != CONCRETE:
-                return False
-        return self._ordered_plan() is not None
-
     @property
     def num_arguments(self) -> int:
         return len(self.arg_types)
@@ -495,6 +492,12 @@ class NativeFunction:
         return self.execute(exec_ctx, [AsyncValue(CONCRETE, v) for v in values])
 
     call_values_in = call_values  # a native function does not nest
+
+    def run(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
+        """Execute and wait for every result (``BEFFunction.run``)."""
+        results = self.execute(exec_ctx, args)
+        exec_ctx.host.await_values(results)
+        return results
 
 
 class _Functions(Sequence):
