@@ -12,9 +12,7 @@ column path does, whatever their streams and even when some are async:
   AsyncValue in its register; the first kernel that reads it waits for it
   (a wait step before that kernel) by running queued tasks until the value
   is there: every task on the queue is the call's own (it was idle when
-  the call started), its pure kernels' work.  If the queue runs dry first
-  (a value another thread sets), the loop stops there and resumes from the
-  value's continuation, where it left off (one ``zip`` iterator, kept);
+  the call started), its pure kernels' work;
 * ``tfrt.if`` runs its branch on the branch's column plan (or compiled
   code): a region not made yet on the plan another region with the same
   body made (``BEFProgram.region_plan``).
@@ -24,10 +22,11 @@ results are the same in any order.  Errors are not: which kernel reports
 first, and where, follows TFRT's order.  So the ordered path gives up on
 anything but the plain case and runs the call again from the start on the
 interpreter (TFRT's order), which is exact because nothing it did can be
-seen: a kernel that raises, an async result that is an error, a branch
-that is not pure or has no column plan, a call nested too deep.  Nothing
-is reported before that, and the async work already started only
-computes values nobody reads.
+seen: a kernel that raises, an async result that is an error, a value
+the queue does not set (another thread sets it, later), a branch that is
+not pure or has no column plan, a call nested too deep, a cancelled
+request.  Nothing is reported before that, and the async work already
+started only computes values nobody reads.
 
 It runs only for a blocking call made by the host (``BEFFunction.run``:
 execute, then wait for the results, as ``bef_executor`` does), on an idle
@@ -37,13 +36,15 @@ start and its end.  Any other call may not: a host that executes and then
 does something before it waits sees which results are available and
 which diagnostics were reported by then (and may cancel the rest), and a
 call made by a kernel (``tfrt.call``) has a caller whose own scheduling
-sees when each result becomes available.  A cancel seen at a wait (from
-another thread) runs the call again in TFRT's order, where every kernel
-is then cancelled.  A Ctrl-C (or SystemExit) runs it again too, and
-interrupts the request (``RequestContext.interrupt``) once that is over: a
-kernel that raises it raises it again in TFRT's order, a signal is taken
-as one that came at the end of the call.  The arguments are held until
-the call ends (running it again needs them).
+sees when each result becomes available.  A cancel (from another thread)
+is seen at the next wait, which runs the call again in TFRT's order:
+every kernel is then cancelled, as if the cancel had come before the
+first one ran (as on the column path, a run of synchronous kernels does
+not look for one).  A Ctrl-C (or SystemExit) stops the call as it stops
+the interpreter's (``_FlatExecution._abort``): reported, the request
+interrupted, raised again; a kernel that raises one is not told apart
+from a signal (TFRT's order makes it that kernel's error).  The
+arguments are held until the call ends (running it again needs them).
 ``tests/runtime/test_ordered_path.py`` compares it with the interpreter.
 """
 
@@ -54,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tfrt.async_value import CONCRETE, AsyncValue, IndirectAsyncValue
+from tfrt.async_value import CONCRETE, AsyncValue, ErrorInfo
 from tfrt.bef import program as bp
 from tfrt.executor.columns import (
     _DEAD,
@@ -271,8 +272,7 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
 class _OrderedCall:
     """One call on an ordered plan."""
 
-    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "request", "args", "regs", "it", "held", "wait", "help",
-                 "interrupted")  # fmt: skip
+    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "request", "args", "regs", "it", "help")
 
     def __init__(self, fn: BEFFunction, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> None:
         plan = fn._ordered
@@ -287,46 +287,21 @@ class _OrderedCall:
         regs[: len(args)] = [a.value for a in args]
         self.regs = regs
         self.it = zip(plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds)
-        self.held: list[IndirectAsyncValue] | None = None
-        self.wait = -1
-        self.interrupted: BaseException | None = None  # (see _restart)
         # The queue was idle when the call started and the host waits for
         # the call: every queued task is the call's own, its pure kernels'
         # work, and a wait runs them here.
         self.help = ctx.host.work_queue.run_queued_until
 
     def start(self) -> list[AsyncValue]:
+        """Run the call: its results, or those of the call run again in
+        TFRT's order."""
         try:
-            done = self._loop()
-        except BaseException as exc:
+            self._loop()
+        except Exception as exc:
             return self._restart(exc)
-        if done:
-            return self._results()
-        self.held = [IndirectAsyncValue() for _ in self.plan.returns]
-        return list(self.held)
-
-    def _resume(self) -> None:
-        """The awaited value is available: on from the step after the wait."""
-        held = self.held
-        assert held is not None
-        try:
-            if self.request.cancel_value is not None:
-                raise _Restart
-            regs = self.regs
-            v = regs[self.wait]
-            if v.state != CONCRETE:
-                raise _Restart
-            regs[self.wait] = v.value
-            v = None
-            done = self._loop()
         except BaseException as exc:
-            out = self._restart(exc)
-            for h, r in zip(held, out):
-                h.forward_to(r)
-            return
-        if done:
-            for h, r in zip(held, self._results()):
-                h.forward_to(r)
+            self._abort(exc)
+        return self._results()
 
     def _results(self) -> list[AsyncValue]:
         regs = self.regs
@@ -337,15 +312,10 @@ class _OrderedCall:
         self.regs = []
         return out
 
-    def _restart(self, exc: BaseException) -> list[AsyncValue]:
+    def _restart(self, exc: Exception) -> list[AsyncValue]:
         """Run the call again from the start on the interpreter."""
         self.regs = []
         self.it = iter(())
-        if not isinstance(exc, Exception):
-            # Ctrl-C or SystemExit: kept for the end of the call.  A kernel
-            # that raises it raises it again in TFRT's order (where it is that
-            # kernel's error); a signal is as if it came once the call was over.
-            self.interrupted = exc
         del exc
         fn = self.fn
         ex = fn._execution(self.ctx)
@@ -353,8 +323,19 @@ class _OrderedCall:
         ex.run(self.args)
         return results
 
-    def _loop(self) -> bool:
-        """Run steps until the end (True) or a pending value (False)."""
+    def _abort(self, exc: BaseException) -> None:
+        """Ctrl-C or SystemExit: what the interpreter does when one stops a
+        call (``_FlatExecution._abort``): reported, the request interrupted,
+        raised again."""
+        self.regs = []
+        self.it = iter(())
+        info = ErrorInfo(f"{type(exc).__name__}: {exc} (while running {self.fn.describe()})")
+        self.request.interrupt(exc)
+        self.ctx.host.emit_error(info)
+        raise exc
+
+    def _loop(self) -> None:
+        """Run the steps."""
         regs = self.regs
         v = None
         for kind, f, x, y, r, d in self.it:
@@ -367,19 +348,13 @@ class _OrderedCall:
             elif kind == 0:
                 v = f()
             elif kind == _K_WAIT:
-                if self.request.cancel_value is not None:
-                    raise _Restart  # (TFRT's order: every kernel not run yet is cancelled)
                 w = regs[x]
                 if not w.state:
-                    if self.help is not None:
-                        self.help(w)
+                    self.help(w)
                     if not w.state:
-                        self.help = None  # (the queue is no longer this call's alone)
-                        self.wait = x
-                        w.and_then(self._resume)
-                        return False
-                if w.state != CONCRETE:
-                    raise _Restart
+                        raise _Restart  # (set by another thread, later: TFRT's order)
+                if w.state != CONCRETE or self.request.cancel_value is not None:
+                    raise _Restart  # (cancelled: every kernel is, in TFRT's order)
                 regs[x] = w.value
                 continue
             elif kind == _K_IF:
@@ -410,7 +385,6 @@ class _OrderedCall:
                         v = None
                         continue
             regs[r] = v
-        return True
 
     def _async1(self, f: Any, x: int, y: int, r: int, d: int) -> None:
         """An async kernel of one result and operands ``x`` (and ``y``)."""

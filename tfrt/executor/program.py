@@ -301,11 +301,8 @@ class BEFFunction:
             results = self.execute(exec_ctx, args)
             exec_ctx.host.await_values(results)
             return results
-        call = _OrderedCall(self, exec_ctx._nested or exec_ctx.nested(), args)
-        results = call.start()
-        exec_ctx.host.await_values(results)
-        if call.interrupted is not None:
-            exec_ctx.request.interrupt(call.interrupted)
+        results = _OrderedCall(self, exec_ctx._nested or exec_ctx.nested(), args).start()
+        exec_ctx.host.await_values(results)  # (those of a call run again in TFRT's order)
         return results
 
     def _deep(self, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> list[AsyncValue]:
