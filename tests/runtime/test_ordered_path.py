@@ -113,8 +113,7 @@ def random_module(seed: int, impure: bool = False) -> str:
             elif kind < 0.5:
                 body = [f'    %m = "tfrt_test.async_add.i32"({c}, {c}) : (i32, i32) -> i32', "    tfrt.return %m : i32"]
             elif kind < 0.6 and impure:
-                body = ["    %ch = tfrt.new.chain", f"    %p = tfrt.print.i32 {c}, %ch", "    tfrt.return %c : i32"]
-                body[-1] = f"    tfrt.return {c} : i32"
+                body = ["    %ch = tfrt.new.chain", f"    %p = tfrt.print.i32 {c}, %ch", f"    tfrt.return {c} : i32"]
             else:
                 body = ["    %k = tfrt.constant.i32 2", f"    %m = tfrt.add.i32 {c}, %k", "    tfrt.return %m : i32"]
             lines += [f"  %v{i} = tfrt.if %b{i}, {c} : (i32) -> i32 {{", f"    tfrt.return {c} : i32", "  } else {",
@@ -127,7 +126,7 @@ def random_module(seed: int, impure: bool = False) -> str:
                 f"    tfrt.return {c}, {b} : i32, i32",
                 "  } else {",
                 f"    %m = tfrt.add.i32 {b}, {c}",
-                f"    tfrt.return %m, %m : i32, i32",
+                "    tfrt.return %m, %m : i32, i32",
                 "  }",
             ]
             values.append(f"%w{i}")

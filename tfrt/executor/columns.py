@@ -166,31 +166,9 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
                 return None  # a bad attribute: the full plan reports it
             fns[p] = table.kdefs[codes[p]].bind(values)
         nt = np.where(binding, 0, nt)
-    a0 = cols.arg_start[order]
-    args = cols.args.astype(np.int64)
     rb = cols.result_base[order]
-    returned = np.zeros(nregs + 1, bool)
-    returns = cols.returns.astype(np.int64)
-    returned[returns] = True
-    # Per operand use: its position in execution order; the last use of a
-    # register that the function does not return frees it.
-    rank = np.empty(n, np.int64)
-    rank[order] = np.arange(n, dtype=np.int64)
-    use_pos = np.repeat(rank, cols.num_args.astype(np.int64))
-    last = np.full(nregs + 1, -1, np.int64)
-    np.maximum.at(last, args, use_pos)
-    free = (use_pos == last[args]) & ~returned[args]
-    has_use = last >= 0
-    # Operand x and y of each kernel (in execution order), where it has them.
-    xi = np.where(na >= 1, a0, 0)
-    yi = np.where(na >= 2, a0 + 1, 0)
-    pad = len(args) == 0
-    x = args[xi] if not pad else np.zeros(n, np.int64)
-    y = args[yi] if not pad else np.zeros(n, np.int64)
-    fx = free[xi] & (na >= 1) if not pad else np.zeros(n, bool)
-    fy = free[yi] & (na >= 2) if not pad else np.zeros(n, bool)
-    dead = ~has_use[rb] & ~returned[rb]
-    d = fx * _FREE_X + fy * _FREE_Y + dead * _DEAD
+    ops = _Operands(cols, order, na, rb)
+    x, y, d = ops.x, ops.y, ops.d
     kind = np.full(n, _K_GENERAL, np.int64)
     one = nr == 1
     kind[one & (nt == 0) & (na == 0)] = _K_NONE
@@ -213,23 +191,64 @@ def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
             if kinds[p] == _K_ATTR:
                 xs[p] = values[0]
                 continue
-            s, m = int(a0[p]), int(na[p])
-            k_args = tuple(args[s : s + m].tolist())
-            k_frees = free[s : s + m].tolist()
-            # Operands die in the order of their last use in the operand
-            # list, as the interpreter drops a kernel's operands.
-            last_use = {a: i for i, a in enumerate(k_args) if k_frees[i]}
-            k_free = sorted(last_use, key=last_use.__getitem__)
-            base = int(rb[p])
-            results = tuple(range(base, base + int(nr[p])))
-            k_dead = tuple(not has_use[r] and not returned[r] for r in results)
-            xs[p] = (values, k_args, results, tuple(k_free), k_dead)
+            xs[p] = (values, *ops.spec(p, int(rb[p]), int(nr[p])))
     plan = _ColumnPlan()
     plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds = kinds, fns, xs, y.tolist(), rb.tolist(), d.tolist()
     plan.num_registers = nregs
-    plan.returns = returns.tolist()
+    plan.returns = ops.returns.tolist()
     plan.pure = bool(table.pure[codes].all())
     return plan
+
+
+class _Operands:
+    """The registers a body's kernels read, in an execution order (the
+    column path's and the ordered path's plans): each kernel's operand x
+    and y (where it has them) and what dies after it (``d``: _FREE_X,
+    _FREE_Y, _DEAD), from where each register is used last."""
+
+    __slots__ = ("args", "a0", "na", "returns", "returned", "use_pos", "free", "has_use", "x", "y", "d")
+
+    def __init__(self, cols: Any, order: np.ndarray, na: np.ndarray, rb: np.ndarray) -> None:
+        n = len(order)
+        nregs = cols.num_registers
+        self.na = na
+        self.a0 = a0 = cols.arg_start[order].astype(np.int64)
+        self.args = args = cols.args.astype(np.int64)
+        self.returns = returns = cols.returns.astype(np.int64)
+        self.returned = returned = np.zeros(nregs + 1, bool)
+        returned[returns] = True
+        # Per operand use: its position in execution order; the last use of
+        # a register that the function does not return frees it.
+        rank = np.empty(n, np.int64)
+        rank[order] = np.arange(n, dtype=np.int64)
+        self.use_pos = use_pos = np.repeat(rank, cols.num_args.astype(np.int64))
+        last = np.full(nregs + 1, -1, np.int64)
+        np.maximum.at(last, args, use_pos)
+        self.free = free = (use_pos == last[args]) & ~returned[args]
+        self.has_use = has_use = last >= 0
+        xi = np.where(na >= 1, a0, 0)
+        yi = np.where(na >= 2, a0 + 1, 0)
+        if len(args):
+            self.x, self.y = args[xi], args[yi]
+            fx, fy = free[xi] & (na >= 1), free[yi] & (na >= 2)
+        else:
+            self.x = self.y = np.zeros(n, np.int64)
+            fx = fy = np.zeros(n, bool)
+        dead = ~has_use[rb] & ~returned[rb]
+        self.d = fx * _FREE_X + fy * _FREE_Y + dead * _DEAD
+
+    def spec(self, p: int, base: int, nres: int) -> tuple:
+        """Kernel ``p``'s operands, results, the operands it frees (in the
+        order the interpreter drops them: of their last use in the list)
+        and which results nobody uses, for a step that takes a spec."""
+        s, m = int(self.a0[p]), int(self.na[p])
+        k_args = tuple(self.args[s : s + m].tolist())
+        k_frees = self.free[s : s + m].tolist()
+        last_use = {a: i for i, a in enumerate(k_args) if k_frees[i]}
+        k_free = tuple(sorted(last_use, key=last_use.__getitem__))
+        results = tuple(range(base, base + nres))
+        has_use, returned = self.has_use, self.returned
+        return k_args, results, k_free, tuple(not has_use[r] and not returned[r] for r in results)
 
 
 def _small_column_plan(program: "BEFProgram", table: "_KernelTable", cols: Any, L: Any) -> _ColumnPlan | None:

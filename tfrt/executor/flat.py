@@ -815,22 +815,17 @@ class _FlatExecution:
         regs = self.regs
         argregs = plan.operands(kid)
         index = plan.x[kid] if regs[argregs[0]] else plan.y[kid]
-        program = plan.program
-        if program.functions._items[index] is None:  # (not made yet)
-            # A region run once, as a rule: its body's shared column plan, if any.
-            ctx = self.exec_ctx
-            ctx = ctx._nested or ctx.nested()
-            if not ctx.deep:
-                cp = program.region_plan(index, len(argregs) - 1)
-                if cp is not None:
-                    self._if_on(kid, q, argregs, lambda values: cp.run(ctx, lambda: self._branch(index), values))
-                    return
+        ctx = self.exec_ctx
+        ctx = ctx._nested or ctx.nested()
+        # A region not made yet (run once, as a rule): its body's shared column plan, if any.
+        cp = None if ctx.deep else plan.program.region_plan(index, len(argregs) - 1)
+        if cp is not None:
+            self._if_on(kid, q, argregs, lambda values: cp.run(ctx, lambda: self._branch(index), values))
+            return
         branch = self._branch(index)
         if len(argregs) - 1 != len(branch.arg_types):
             self._general(kid, q)  # execute's arity error, at the kernel
             return
-        ctx = self.exec_ctx
-        ctx = ctx._nested or ctx.nested()
         self._if_on(kid, q, argregs, lambda values: branch.call_values_in(ctx, values))
 
     def _branch(self, index: int) -> Any:

@@ -58,8 +58,6 @@ import numpy as np
 from tfrt.async_value import CONCRETE, AsyncValue, ErrorInfo
 from tfrt.bef import program as bp
 from tfrt.executor.columns import (
-    _DEAD,
-    _FREE_X,
     _FREE_Y,
     _K_ATTR,
     _K_GENERAL,
@@ -67,6 +65,7 @@ from tfrt.executor.columns import (
     _K_ONE,
     _K_TWO,
     _attribute_decoder,
+    _Operands,
     _general_step,
 )
 from tfrt.executor.plan import KernelSite
@@ -143,29 +142,9 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
         return None  # (a malformed if: the interpreter reports it)
     binding = table.binds[codes]
     fns = table.fns[codes]
-    a0 = cols.arg_start[order].astype(np.int64)
-    args = cols.args.astype(np.int64)
     rb = cols.result_base[order].astype(np.int64)
-    returns = cols.returns.astype(np.int64)
-    returned = np.zeros(nregs + 1, bool)
-    returned[returns] = True
-    # As the column path: the last use of a register (in this order) frees it.
-    rank = np.empty(n, np.int64)
-    rank[order] = np.arange(n, dtype=np.int64)
-    use_pos = np.repeat(rank, cols.num_args.astype(np.int64))
-    last = np.full(nregs + 1, -1, np.int64)
-    np.maximum.at(last, args, use_pos)
-    free = (use_pos == last[args]) & ~returned[args]
-    has_use = last >= 0
-    pad = len(args) == 0
-    xi = np.where(na >= 1, a0, 0)
-    yi = np.where(na >= 2, a0 + 1, 0)
-    x = args[xi] if not pad else np.zeros(n, np.int64)
-    y = args[yi] if not pad else np.zeros(n, np.int64)
-    fx = free[xi] & (na >= 1) if not pad else np.zeros(n, bool)
-    fy = free[yi] & (na >= 2) if not pad else np.zeros(n, bool)
-    dead = ~has_use[rb] & ~returned[rb]
-    d = fx * _FREE_X + fy * _FREE_Y + dead * _DEAD
+    ops = _Operands(cols, order, na, rb)
+    x, y, d = ops.x, ops.y, ops.d
     kind = np.full(n, _K_GENERAL, np.int64)
     one = (nr == 1) & ~is_async & ~is_if
     nt_call = np.where(binding, 0, nt)  # (a bound kernel takes only operands)
@@ -190,8 +169,7 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
         ap = np.flatnonzero(is_async)
         areg = np.repeat(rb[ap], nr[ap]) + (np.arange(int(nr[ap].sum())) - np.repeat(np.cumsum(nr[ap]) - nr[ap], nr[ap]))
         first = np.full(nregs + 1, n, np.int64)
-        if not pad:
-            np.minimum.at(first, args, use_pos)
+        np.minimum.at(first, ops.args, ops.use_pos)
         areg = areg[first[areg] < n]
         at = first[areg]
         sort = np.argsort(at, kind="stable")
@@ -245,15 +223,7 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
         if k == _K_ATTR:
             xs[q] = values[0]
             continue
-        s, m = int(a0[p]), int(na[p])
-        k_args = tuple(args[s : s + m].tolist())
-        k_frees = free[s : s + m].tolist()
-        # Operands die in the order of their last use in the operand list.
-        last_use = {a: i for i, a in enumerate(k_args) if k_frees[i]}
-        k_free = tuple(sorted(last_use, key=last_use.__getitem__))
-        base = int(rb[q])
-        results = tuple(range(base, base + int(nr[p])))
-        k_dead = tuple(not has_use[r] and not returned[r] for r in results)
+        k_args, results, k_free, k_dead = ops.spec(p, int(rb[q]), int(nr[p]))
         if k == _K_IF_SPEC:
             s = int(fstart[order[p]])
             xs[q] = (k_args, results, k_free, k_dead, int(funcs[s]), int(funcs[s + 1]))
@@ -264,9 +234,24 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
     plan = OrderedPlan()
     plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds = kinds, fl, xs, y.tolist(), rb.tolist(), d.tolist()
     plan.num_registers = nregs
-    plan.returns = returns.tolist()
+    plan.returns = ops.returns.tolist()
     plan.cols = cols
     return plan
+
+
+def _called(frame: _Frame, out: Any, n: int) -> list[AsyncValue]:
+    """What async kernel ``fn(frame)`` gave, as its ``n`` AsyncValues
+    (``plan._call_frame``'s reading, but for anything that function would
+    report, which restarts the call instead: nothing is reported here)."""
+    if out is None:
+        out = frame.results
+        if any(v is None for v in out):
+            raise _Restart  # a result left unset
+    elif isinstance(out, AsyncValue) or not isinstance(out, (list, tuple)):
+        out = (out,)
+    if len(out) != n:
+        raise _Restart
+    return [v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v) for v in out]
 
 
 class _OrderedCall:
@@ -389,36 +374,18 @@ class _OrderedCall:
     def _async1(self, f: Any, x: int, y: int, r: int, d: int) -> None:
         """An async kernel of one result and operands ``x`` (and ``y``)."""
         regs = self.regs
-        frame = _new_frame(_Frame)
-        frame.exec_ctx = self.ctx
-        frame._program = self.program
-        frame._plan = self.plan
-        frame._where = r
         if y < 0:
-            frame.args = [AsyncValue(CONCRETE, regs[x])]
+            args = [AsyncValue(CONCRETE, regs[x])]
         else:
-            frame.args = [AsyncValue(CONCRETE, regs[x]), AsyncValue(CONCRETE, regs[y])]
-        frame.attrs = ()
-        frame.funcs = ()
-        frame.results = [None]
+            args = [AsyncValue(CONCRETE, regs[x]), AsyncValue(CONCRETE, regs[y])]
+        frame = self._frame(self.plan, r, args, (), 1)
         if d & 1:
             regs[x] = None
         if d & 2:
             regs[y] = None
-        out = f(frame)
-        if not isinstance(out, AsyncValue):
-            if out is None:
-                out = frame.results[0]
-                if out is None:
-                    raise _Restart  # a result left unset: the interpreter reports it
-            elif type(out) in (list, tuple):
-                if len(out) != 1:
-                    raise _Restart
-                out = out[0]
-            if not isinstance(out, AsyncValue):
-                out = AsyncValue(CONCRETE, out)
+        out = _called(frame, f(frame), 1)
         if not d & 4:
-            regs[r] = out
+            regs[r] = out[0]
 
     def _if1(self, branches: int, x: int, y: int, r: int, d: int) -> None:
         """``tfrt.if`` of one result on condition ``x`` and operand ``y``."""
@@ -438,32 +405,25 @@ class _OrderedCall:
     def _async(self, f: Any, spec: tuple) -> None:
         attrs, k_args, results, k_free, k_dead, code, loc = spec
         regs = self.regs
+        frame = self._frame(None, (code, loc), [AsyncValue(CONCRETE, regs[a]) for a in k_args], attrs, len(results))
+        for a in k_free:
+            regs[a] = None
+        for r, v, gone in zip(results, _called(frame, f(frame), len(results)), k_dead):
+            if not gone:
+                regs[r] = v
+
+    def _frame(self, plan: OrderedPlan | None, where: Any, args: list, attrs: tuple, n: int) -> _Frame:
+        """An async kernel's frame (its site from ``where``: see _Frame)."""
         frame = _new_frame(_Frame)
         frame.exec_ctx = self.ctx
         frame._program = self.program
-        frame._plan = None
-        frame._where = (code, loc)
-        frame.args = [AsyncValue(CONCRETE, regs[a]) for a in k_args]
+        frame._plan = plan
+        frame._where = where
+        frame.args = args
         frame.attrs = attrs
         frame.funcs = ()
-        n = len(results)
         frame.results = [None] * n
-        for a in k_free:
-            regs[a] = None
-        out = f(frame)
-        if out is None:
-            out = frame.results
-            if any(v is None for v in out):
-                raise _Restart  # a result left unset: the interpreter reports it
-        elif isinstance(out, AsyncValue):
-            out = (out,)
-        elif not isinstance(out, (list, tuple)):
-            out = (AsyncValue(CONCRETE, out),)
-        if len(out) != n:
-            raise _Restart
-        for r, v, gone in zip(results, out, k_dead):
-            if not gone:
-                regs[r] = v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v)
+        return frame
 
     def _if(self, spec: tuple) -> None:
         k_args, results, k_free, k_dead, then_i, else_i = spec
@@ -481,9 +441,7 @@ class _OrderedCall:
         if ctx.deep:
             raise _Restart
         program = self.program
-        cp = None
-        if program.functions._items[index] is None:  # (not made yet)
-            cp = program.region_plan(index, len(values))
+        cp = program.region_plan(index, len(values))
         if cp is None:
             branch = program.functions[index]
             if branch.kind != bp.ASYNC_FUNCTION or len(values) != len(branch.arg_types):

@@ -164,9 +164,7 @@ class BEFFunction:
         if self.kind == bp.SYNC_FUNCTION:
             self.plan  # noqa: B018
         elif self._column_plan() is None:
-            program = self.program
-            if program.ordered and not program.tracer and not program.host.work_queue.threaded and \
-                    self._ordered_plan() is not None:  # fmt: skip
+            if self.program._may_order() and self._ordered_plan() is not None:
                 pass
             elif self._flat_ok():
                 self.flat_plan  # noqa: B018
@@ -182,18 +180,21 @@ class BEFFunction:
             key = self._key = None if body is None else (self.kind, self.arg_types, self.result_types, body)
         return key
 
+    def _by_body(self, cache: dict, build: Callable[["BEFFunction"], Any]) -> Any:
+        """``build(self)``, shared in ``cache`` by the functions whose bodies
+        are the same (``_body``)."""
+        key = self._body()
+        if key is None:
+            return _without_gc(build, self)
+        plan = cache.get(key, False)
+        if plan is False:
+            plan = cache[key] = _without_gc(build, self)
+        return plan
+
     def _column_plan(self) -> _ColumnPlan | None:
         cp = self._columns
         if cp is False:
-            key = self._body()
-            if key is None:
-                cp = _without_gc(_column_plan, self)
-            else:
-                cache = self.program._column_plans
-                cp = cache.get(key, False)
-                if cp is False:
-                    cp = cache[key] = _without_gc(_column_plan, self)
-            self._columns = cp
+            cp = self._columns = self._by_body(self.program._column_plans, _column_plan)
         return cp  # type: ignore[return-value]
 
     def _ordered_plan(self) -> OrderedPlan | None:
@@ -201,14 +202,7 @@ class BEFFunction:
         functions with the same body as column plans are."""
         op = self._ordered
         if op is False:
-            key = self._body()
-            cache = self.program._ordered_plans
-            op = cache.get(key, False) if key is not None else False
-            if op is False:
-                op = _without_gc(build_ordered_plan, self)
-                if key is not None:
-                    cache[key] = op
-            self._ordered = op
+            op = self._ordered = self._by_body(self.program._ordered_plans, build_ordered_plan)
         return op  # type: ignore[return-value]
 
     def _ordered_ok(self, exec_ctx: ExecutionContext, args: Sequence[AsyncValue]) -> bool:
@@ -217,11 +211,10 @@ class BEFFunction:
         without a tracer, every argument available, the request not
         cancelled, a body of pure kernels that neither the compiled nor the
         column path runs."""
-        program = self.program
-        if exec_ctx.depth or not program.ordered or program.tracer:
+        if exec_ctx.depth or not self.program._may_order():
             return False
-        wq = program.host.work_queue
-        if wq.threaded or getattr(wq, "busy", True) or not hasattr(wq, "run_queued_until"):
+        wq = self.program.host.work_queue
+        if getattr(wq, "busy", True) or not hasattr(wq, "run_queued_until"):
             return False
         if self.kind != bp.ASYNC_FUNCTION or exec_ctx.request.cancel_value is not None:
             return False
@@ -563,6 +556,11 @@ class BEFProgram:
         # was made (region_plan): index -> count, handed to the object.
         self._unmade_calls: dict[int, int] = {}
 
+    def _may_order(self) -> bool:
+        """Whether host calls may take the ordered path at all: switched on,
+        untraced, on a single-threaded queue."""
+        return self.ordered and not self.tracer and not self.host.work_queue.threaded
+
     def region_plan(self, index: int, num_args: int) -> _ColumnPlan | None:
         """The column plan a call of function ``index`` runs on, when no
         object is made for that function yet and another function with the
@@ -572,6 +570,8 @@ class BEFProgram:
         calls run on its column plan, and the call is counted towards its
         ``jit_threshold``.  The caller checks ``ExecutionContext.deep``
         and cancellation, as ``call_values_in`` does."""
+        if self.functions._items[index] is not None:
+            return None  # (made: its own paths)
         fn = self.bef.functions[index]
         if fn.kind != bp.ASYNC_FUNCTION or len(fn.arg_types) != num_args:
             return None
