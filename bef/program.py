@@ -168,37 +168,30 @@ class Function:
         self._optional = loader
 
     @classmethod
-    def from_index(cls, entries: list, loader: Any) -> list["Function"]:
-        """One function per function-index entry ``(kind, offset, name,
-        arg_types, result_types)``, its body read by ``loader`` when first
-        needed: ``Function(i, name, kind, args, results, loader=loader)``
-        for each, made without the keyword defaults (a file may hold tens
-        of thousands of regions)."""
-        new = object.__new__
-        out = []
-        append = out.append
-        for index, (kind, _offset, name, arg_types, result_types) in enumerate(entries):
-            f = new(cls)
-            f.index = index
-            f.name = name
-            f.kind = kind
-            f.arg_types = arg_types
-            f.result_types = result_types
-            f._location = 0
-            f._num_registers = 0
-            f._register_uses = ()
-            f._kernels = None
-            f._pseudo_used_by = ()
-            f._result_registers = ()
-            f._register_types = None
-            f._attribute_names = None
-            f._function_ref_names = None
-            f._columns = None
-            f._root_stream = 0
-            f._loader = loader
-            f._optional = loader
-            append(f)
-        return out
+    def lazy(cls, index: int, name: str, kind: int, arg_types: tuple, result_types: tuple, loader: Any) -> "Function":
+        """``Function(index, name, kind, arg_types, result_types,
+        loader=loader)``, made without the keyword defaults (a file may hold
+        tens of thousands of regions)."""
+        f = object.__new__(cls)
+        f.index = index
+        f.name = name
+        f.kind = kind
+        f.arg_types = arg_types
+        f.result_types = result_types
+        f._location = 0
+        f._num_registers = 0
+        f._register_uses = ()
+        f._kernels = None
+        f._pseudo_used_by = ()
+        f._result_registers = ()
+        f._register_types = None
+        f._attribute_names = None
+        f._function_ref_names = None
+        f._columns = None
+        f._root_stream = 0
+        f._loader = loader
+        f._optional = loader
+        return f
 
     def __repr__(self) -> str:
         return f"Function({self.index}, {self.name!r})"
@@ -297,6 +290,98 @@ class Function:
         function-list order, as (name, count, is_array); its regions follow."""
         self._optional_fields()
         return self._function_ref_names
+
+
+class FunctionList(Sequence):
+    """A read file's functions (``BefFile.functions``), each made when first
+    asked for: a file may hold tens of thousands of regions, and a call
+    touches a few of them.  What the executor asks of all of them at load
+    (which have names, which are native) and of a region it runs (its
+    ``body_class``) is answered without making them."""
+
+    __slots__ = ("_items", "_index")
+
+    def __init__(self, index: Any) -> None:
+        # ``index``: the reader (make_function, named_functions,
+        # native_functions, function_kind, body_class).
+        self._index = index
+        self._items: list[Function | None] = [None] * index.num_functions
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i: Any) -> Any:
+        if type(i) is not int:
+            if isinstance(i, slice):
+                return [self[j] for j in range(*i.indices(len(self._items)))]
+            i = i.__index__()
+        f = self._items[i]  # IndexError as a list's
+        if f is None:
+            if i < 0:
+                i += len(self._items)
+            f = self._items[i] = self._index.make_function(i)
+        return f
+
+    def __iter__(self) -> Any:
+        for i in range(len(self._items)):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        return f"<{len(self._items)} functions>"
+
+    def named(self) -> list[tuple[int, str]]:
+        """(index, name) of every function with a name, in the file's order."""
+        return list(self._index.named_functions())
+
+    def natives(self) -> list[int]:
+        """The indices of the native functions."""
+        return list(self._index.native_functions())
+
+    def kind(self, i: int) -> int:
+        return self._index.function_kind(i)
+
+    def body_class(self, i: int) -> tuple | None:
+        """``(kind, arg_types, result_types, body_key)`` of function ``i``:
+        two functions of one class do the same (None: no key)."""
+        return self._index.body_class(i)
+
+    def body_classes(self, indices: Sequence[int]) -> list[int]:
+        """For each of ``indices``, the first of them with the same
+        ``body_class`` (itself when none before it), or -1 where it has
+        none, for many functions at once (see the reader's)."""
+        return self._index.body_classes(indices)
+
+
+def named_functions(functions: Sequence[Function]) -> list[tuple[int, str]]:
+    """(index, name) of the functions with a name, in order."""
+    if isinstance(functions, FunctionList):
+        return functions.named()
+    return [(f.index, f.name) for f in functions if f.name]
+
+
+def native_functions(functions: Sequence[Function]) -> list[int]:
+    """The indices of the native functions."""
+    if isinstance(functions, FunctionList):
+        return functions.natives()
+    return [f.index for f in functions if f.kind == NATIVE_FUNCTION]
+
+
+def body_classes(functions: Sequence[Function], indices: Sequence[int]) -> list[int]:
+    """``FunctionList.body_classes`` for any list of functions."""
+    if type(functions) is FunctionList:
+        return functions.body_classes(indices)
+    first: dict[tuple, int] = {}
+    return [-1 if (key := body_class(functions, i)) is None else first.setdefault(key, i) for i in indices]
+
+
+def body_class(functions: Sequence[Function], i: int) -> tuple | None:
+    """``(kind, arg_types, result_types, body_key)`` of function ``i`` (see
+    ``Function.body_key``; None where there is no key)."""
+    if type(functions) is FunctionList:
+        return functions.body_class(i)
+    f = functions[i]
+    body = f.body_key()
+    return None if body is None else (f.kind, tuple(f.arg_types), tuple(f.result_types), body)
 
 
 # Bodies of at most this many kernels are checked and planned in Python.
@@ -522,7 +607,7 @@ class BefFile:
     version: int
     kernel_names: list[str]
     types: list[str]
-    functions: list[Function]
+    functions: Sequence[Function]  # a FunctionList when read from a file
     # Decoded attribute values by Attributes-section offset, for the offsets
     # whose type is known (AttributeTypes section); see ``attribute()``.
     attribute_types: dict[int, int] | None
@@ -541,9 +626,9 @@ class BefFile:
             self._verifier()
 
     def function(self, name: str) -> Function | None:
-        for f in self.functions:
-            if f.name == name:
-                return f
+        for i, f_name in named_functions(self.functions):
+            if f_name == name:
+                return self.functions[i]
         return None
 
     def attribute(self, offset: int, type_code: int | None = None) -> Any:

@@ -123,6 +123,7 @@ class _Reader:
         self._string_cache: dict[tuple[int, int], str] = {}
         self._attr_cache: dict[tuple[int, int], Any] = {}
         self._loc_cache: dict[int, program.Location] = {}
+        self._index_arrays: Any = None
 
     # -- primitives ----------------------------------------------------------
 
@@ -172,7 +173,7 @@ class _Reader:
         self._read_locations_header()
         self._read_attribute_types()
         self._read_function_index()
-        self.functions = program.Function.from_index(self.entries, self)
+        self.functions = program.FunctionList(self)
         self._optional_read = False
         loc_start, loc_end = self._range(SectionId.LOCATIONS)
         return program.BefFile(
@@ -622,27 +623,32 @@ class _Reader:
         start, end = self.sections[sid]
         f_start, f_end = self.sections[SectionId.FUNCTIONS]
         n, pos = self._count(start, end, sid, "function", 5)
-        entries = self._function_entries_vectorized(n, pos, end, f_end - f_start) if n > 64 else None
-        if entries is None:
-            entries = self._function_entries(n, pos, end, f_end - f_start)
-        self.entries = entries
+        limit = f_end - f_start
         self._functions_at = f_start
-        # A body runs at most up to the next body (function sizes are implicit).
-        starts = sorted({e[1] for e in entries if e[0] != program.NATIVE_FUNCTION})
-        self._body_bounds = {
-            s: f_start + (starts[i + 1] if i + 1 < len(starts) else f_end - f_start)
-            for i, s in enumerate(starts)
-        }
+        if n <= 64 or not self._function_index_vectorized(n, pos, end, limit):
+            entries = self._function_entries(n, pos, end, limit)
+            self._fkind = [e[0] for e in entries]
+            self._foffset = [e[1] for e in entries]
+            self._fname = [e[2] for e in entries]
+            self._fsig = [(e[3], e[4]) for e in entries]
+            native = program.NATIVE_FUNCTION
+            # A body runs at most up to the next body (function sizes are implicit).
+            starts = sorted({e[1] for e in entries if e[0] != native})
+            bound = {s: f_start + (starts[i + 1] if i + 1 < len(starts) else limit) for i, s in enumerate(starts)}
+            self._fend = [None if e[0] == native else bound[e[1]] for e in entries]
+            self._named = [(i, e[2]) for i, e in enumerate(entries) if e[2]]
+            self._natives = [i for i, e in enumerate(entries) if e[0] == native]
+        self.num_functions = n
 
-    def _function_entries_vectorized(self, n: int, pos: int, end: int, limit: int) -> list | None:
-        """The entries of a large index with every VBR decoded at once by
-        numpy, then one pass over the integers; None when anything is out
-        of place (the checked reader then says what and where)."""
-        import numpy as np
-
+    def _function_index_vectorized(self, n: int, pos: int, end: int, limit: int) -> bool:
+        """Read a large index with every VBR decoded at once by numpy, then
+        one short pass that finds where each entry starts; each entry's
+        signature is looked up when its function is made.  False when
+        anything is out of place (the checked reader then says what and
+        where)."""
         seg = np.frombuffer(self.buf, np.uint8, end - pos, pos)
         if not len(seg) or seg[-1] & 0x80:
-            return None  # a truncated VBR: the checked reader names it
+            return False  # a truncated VBR: the checked reader names it
         ends = np.flatnonzero(seg < 0x80)
         begins = np.empty_like(ends)
         begins[0] = 0
@@ -650,59 +656,211 @@ class _Reader:
         lengths = ends - begins + 1
         longest = int(lengths.max())
         if longest > 9:
-            return None
+            return False
         values = (seg[begins] & 0x7F).astype(np.int64)
         for i in range(1, longest):
             more = np.flatnonzero(lengths > i)
             values[more] = (values[more] << 7) | (seg[begins[more] + i] & 0x7F)
         tok = values.tolist()
         ntok = len(tok)
-        types = self.types
-        ntypes = len(types)
-        kinds = (program.ASYNC_FUNCTION, program.NATIVE_FUNCTION, program.SYNC_FUNCTION)
-        names: dict[int, str] = {}
-        signatures: dict[tuple[int, ...], tuple] = {}
-        entries: list = []
-        append = entries.append
-        sid = SectionId.FUNCTION_INDEX
-        kind_at: list[int] = []
+        # An entry: kind, offset, name, #args, args..., #results, results...
+        at: list[int] = []
+        append = at.append
         i = 0
-        native = program.NATIVE_FUNCTION
         try:
             for _ in range(n):
-                if i + 5 > ntok:
-                    return None
-                kind = tok[i]
-                offset = tok[i + 1]
-                if kind not in kinds or offset > limit or (offset == limit and kind != native):
-                    return None
-                kind_at.append(i)
-                name_offset = tok[i + 2]
-                name = names.get(name_offset)
-                if name is None:
-                    name = names[name_offset] = self._string(name_offset, sid, pos + int(begins[i + 2]))
-                r = i + 4 + tok[i + 3]  # the result count
-                if r >= ntok:
-                    return None
-                j = r + 1 + tok[r]
-                # The whole signature (counts and type indices) is one key.
-                sig = signatures.get(key := tuple(tok[i + 3 : j]))
-                if sig is None:
-                    if j > ntok:
-                        return None
-                    arg, res = tok[i + 4 : r], tok[r + 1 : j]
-                    if any(t >= ntypes for t in arg) or any(t >= ntypes for t in res):
-                        return None
-                    sig = signatures[key] = (tuple([types[t] for t in arg]), tuple([types[t] for t in res]))
-                append((kind, offset, name, sig[0], sig[1]))
-                i = j
-        except BEFFormatError:
-            return None
+                append(i)
+                r = i + 4 + tok[i + 3]
+                i = r + 1 + tok[r]
+        except IndexError:
+            return False
         if i != ntok:
-            return None  # bytes after the last entry
-        if (lengths[kind_at] != 1).any():
-            return None  # a kind is one byte, not a VBR
-        return entries
+            return False  # bytes after the last entry, or an entry cut short
+        s = np.array(at, np.int64)
+        kinds, offsets, name_offsets = values[s], values[s + 1], values[s + 2]
+        res = s + 4 + values[s + 3]
+        native = program.NATIVE_FUNCTION
+        is_native = kinds == native
+        known = is_native | (kinds == program.ASYNC_FUNCTION) | (kinds == program.SYNC_FUNCTION)
+        if not known.all() or (lengths[s] != 1).any():
+            return False  # an unknown kind, or a kind that is not one byte
+        if (offsets > limit).any() or ((offsets == limit) & ~is_native).any():
+            return False
+        not_type = np.zeros(ntok, bool)
+        for k in range(4):
+            not_type[s + k] = True
+        not_type[res] = True
+        if (values[~not_type] >= len(self.types)).any():
+            return False
+        sid = SectionId.FUNCTION_INDEX
+        distinct = np.sort(name_offsets)
+        distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))]
+        names: dict[int, str] = {}
+        try:
+            for o in distinct.tolist():
+                names[o] = self._string(o, sid, pos)
+        except BEFFormatError:
+            return False
+        has_name = np.ones(n, bool)
+        for o, name in names.items():
+            if not name:
+                has_name &= name_offsets != o
+        fname = [names[o] for o in name_offsets.tolist()]
+        self._tok_array = values
+        self._entry_starts = s
+        self._fkind = kinds.tolist()
+        self._foffset = offsets.tolist()
+        self._fname = fname
+        self._fsig = None
+        self._tok = tok
+        self._sig_at = (s + 3).tolist()
+        self._signatures: dict[tuple[int, ...], tuple] = {}
+        # A body runs at most up to the next body (function sizes are implicit).
+        bodies = np.sort(offsets[~is_native])
+        if len(bodies):
+            bodies = bodies[np.concatenate(([True], bodies[1:] != bodies[:-1]))]
+            nxt = np.append(bodies[1:], limit) + self._functions_at
+            ends = nxt[np.minimum(np.searchsorted(bodies, offsets), len(bodies) - 1)]
+        else:
+            ends = np.zeros(n, np.int64)
+        ends[is_native] = -1
+        fend = ends.tolist()
+        self._natives = np.flatnonzero(is_native).tolist()
+        for i in self._natives:
+            fend[i] = None
+        self._fend = fend
+        self._index_arrays = (offsets, ends, kinds, np.frombuffer(self.buf, "<u4", self.size // 4))
+        self._named = [(i, fname[i]) for i in np.flatnonzero(has_name).tolist()]
+        return True
+
+    def signature(self, index: int) -> tuple:
+        """Function ``index``'s (argument types, result types)."""
+        sigs = self._fsig
+        if sigs is not None:
+            return sigs[index]
+        tok = self._tok
+        s = self._sig_at[index]
+        r = s + 1 + tok[s]
+        key = tuple(tok[s : r + 1 + tok[r]])
+        sig = self._signatures.get(key)
+        if sig is None:
+            types = self.types
+            sig = self._signatures[key] = (tuple([types[t] for t in tok[s + 1 : r]]),
+                                           tuple([types[t] for t in key[r - s + 1 :]]))  # fmt: skip
+        return sig
+
+    def body_classes(self, indices: Any) -> list[int]:
+        """For each function of ``indices``, one of them with the same
+        ``body_class`` (the first such, as a rule), or -1 where it has none.
+        Functions given the same one have the same class: each is compared
+        with it, word for word.  A large index compares all at once
+        (numpy): bodies of one shape (header, signature) are compared with
+        a few of the shape's first bodies, and one that matches none of
+        those keeps itself (one class may then be split in several; a
+        branch whose class is split is only planned when it runs)."""
+        indices = list(indices)
+        if len(indices) < 64 or self._fsig is not None:
+            first: dict[tuple, int] = {}
+            out = []
+            for i in indices:
+                key = self.body_class(i)
+                out.append(-1 if key is None else first.setdefault(key, i))
+            return out
+        return self._body_classes_vectorized(np.asarray(indices, np.int64)).tolist()
+
+    # Bodies of one shape are compared with up to this many of its first.
+    _CLASS_ROUNDS = 8
+
+    def _body_classes_vectorized(self, idx: np.ndarray) -> np.ndarray:
+        arrays = self._index_arrays
+        if arrays is None:
+            offsets = np.asarray(self._foffset, np.int64)
+            ends = np.asarray([-1 if e is None else e for e in self._fend], np.int64)
+            arrays = self._index_arrays = (offsets, ends, np.asarray(self._fkind, np.int64),
+                                           np.frombuffer(self.buf, "<u4", self.size // 4))  # fmt: skip
+        offsets, ends, kinds, words = arrays
+        m = len(idx)
+        pos = self._functions_at + offsets[idx]
+        end = ends[idx]
+        # Bodies whose key is whole words (aligned, in range); the rest: -1.
+        ok = (end >= 0) & (pos + 16 <= end) & (pos % 4 == 0) & (end % 4 == 0)
+        p4 = np.where(ok, pos // 4, 0)
+        n = words[p4 + 1].astype(np.int64)
+        widths = words[p4 + 2].astype(np.int64)
+        width = np.asarray(_WIDTH_BYTES, np.int64)
+        loc = (pos + 16 + n * width[widths & 3] + 3) & ~3
+        rest = (loc + n * width[(widths >> 2) & 3] + 3) & ~3
+        ok &= rest <= end
+        out = np.full(m, -1, np.int64)
+        sel = np.flatnonzero(ok)
+        if not len(sel):
+            return out
+        # The key: the header but the location, every column from the one
+        # after LOCATION, the kind, and the signature's tokens.
+        f = idx[sel]
+        a_start, a_len = pos[sel] // 4 + 1, (loc[sel] - pos[sel] - 4) // 4
+        b_start, b_len = rest[sel] // 4, (end[sel] - rest[sel]) // 4
+        tok, starts = self._tok_array, self._entry_starts
+        s_start = starts[f] + 3
+        s_len = np.append(starts[1:], len(tok))[f] - s_start
+        kind = kinds[f]
+        rep = np.arange(len(sel))  # (positions in sel)
+        # Groups of one shape: the same kind and segment lengths.
+        order = np.lexsort((kind, s_len, b_len, a_len))
+        shape = np.stack([a_len[order], b_len[order], s_len[order], kind[order]])
+        new = np.ones(len(order), bool)
+        new[1:] = (shape[:, 1:] != shape[:, :-1]).any(axis=0)
+        bounds = np.append(np.flatnonzero(new), len(order)).tolist()
+        for g0, g1 in zip(bounds, bounds[1:]):
+            if g1 - g0 < 2:
+                continue
+            members = np.sort(order[g0:g1])
+            k = members[0]
+            parts = [(words, a_start[members], int(a_len[k])), (words, b_start[members], int(b_len[k])),
+                     (tok, s_start[members], int(s_len[k]))]  # fmt: skip
+            rows = [data[start[:, None] + np.arange(length)] for data, start, length in parts]
+            left = np.arange(len(members))
+            for _ in range(self._CLASS_ROUNDS):
+                if len(left) < 2:
+                    break
+                same = np.ones(len(left), bool)
+                for r in rows:
+                    same &= (r[left] == r[left[0]]).all(axis=1)
+                rep[members[left[same]]] = members[left[0]]
+                left = left[~same]
+        out[sel] = f[rep]
+        return out
+
+    def entry(self, index: int) -> tuple:
+        """Function ``index``'s index entry: (kind, offset, name, argument
+        types, result types)."""
+        return (self._fkind[index], self._foffset[index], self._fname[index], *self.signature(index))
+
+    # -- what program.FunctionList asks --------------------------------------
+
+    def make_function(self, index: int) -> program.Function:
+        """Function ``index`` (its body read when first needed)."""
+        arg_types, result_types = self.signature(index)
+        return program.Function.lazy(index, self._fname[index], self._fkind[index], arg_types, result_types, self)
+
+    def named_functions(self) -> list[tuple[int, str]]:
+        return self._named
+
+    def native_functions(self) -> list[int]:
+        return self._natives
+
+    def function_kind(self, index: int) -> int:
+        return self._fkind[index]
+
+    def body_class(self, index: int) -> tuple | None:
+        """(kind, argument types, result types, ``body_key``) of function
+        ``index``, without making it: functions with the same class do the
+        same (None: no key)."""
+        body = self._body_key(index)
+        if body is None:
+            return None
+        arg_types, result_types = self.signature(index)
+        return (self._fkind[index], arg_types, result_types, body)
 
     def _function_entries(self, n: int, pos: int, end: int, limit: int) -> list:
         """The index entries, read one VBR at a time with every check."""
@@ -775,11 +933,13 @@ class _Reader:
         attributes and streams (the bodies of an unrolled loop's branches,
         say): an executor may plan them once.  Nothing is checked here;
         the first body decoded with a key is checked as always."""
-        offset = self.entries[fn.index][1]
-        end = self._body_bounds.get(offset)
+        return self._body_key(fn.index)
+
+    def _body_key(self, index: int) -> bytes | None:
+        end = self._fend[index]
         if end is None:
             return None
-        pos = self._functions_at + offset
+        pos = self._functions_at + self._foffset[index]
         if pos + 16 > end:
             return None
         buf = self._bytes
@@ -798,11 +958,12 @@ class _Reader:
     # Called by program.Function when its body is first needed.
     def columns(self, fn: program.Function) -> program.FunctionColumns:
         """Decode and verify function ``fn``'s body (vectorized over its kernels)."""
-        _kind, offset, name, arg_types, result_types = self.entries[fn.index]
+        index = fn.index
+        name, arg_types, result_types = fn.name, fn.arg_types, fn.result_types
         sid = SectionId.FUNCTIONS
         buf = self.buf
-        pos = self.sections[sid][0] + offset
-        end = self._body_bounds[offset]
+        pos = self._functions_at + self._foffset[index]
+        end = self._fend[index]
         where = f"function {fn.index} ('{name}')"
         if pos % enc.BODY_ALIGNMENT:
             self._fail(sid, pos, f"{where}: body is not {enc.BODY_ALIGNMENT}-byte aligned")
@@ -878,8 +1039,8 @@ class _Reader:
         if len(returns) and int(returns.max()) >= nregs:
             self._fail(sid, start, f"{where}: result register {int(returns.max())} out of range ({nregs} registers)")
         self._check_attribute_offsets(attrs, int(attrs.max()) if len(attrs) else -1, start, where)
-        if len(funcs) and int(funcs.max()) >= len(self.entries):
-            self._fail(sid, start, f"{where}: function index {int(funcs.max())} out of range ({len(self.entries)} functions)")
+        if len(funcs) and int(funcs.max()) >= self.num_functions:
+            self._fail(sid, start, f"{where}: function index {int(funcs.max())} out of range ({self.num_functions} functions)")
 
         # ORDER is a permutation of the kernels in which every operand is
         # defined before its user runs (what the executors rely on); a sync
@@ -956,8 +1117,8 @@ class _Reader:
         if returns and max(returns) >= nregs:
             self._fail(sid, start, f"{where}: result register {max(returns)} out of range ({nregs} registers)")
         self._check_attribute_offsets(attrs, max(attrs) if attrs else -1, start, where)
-        if funcs and max(funcs) >= len(self.entries):
-            self._fail(sid, start, f"{where}: function index {max(funcs)} out of range ({len(self.entries)} functions)")
+        if funcs and max(funcs) >= self.num_functions:
+            self._fail(sid, start, f"{where}: function index {max(funcs)} out of range ({self.num_functions} functions)")
         if n and sorted(order) != list(range(n)):
             self._fail(sid, start, f"{where}: the execution order is not a permutation of its {n} kernels")
         rank = [0] * n
@@ -998,7 +1159,7 @@ class _Reader:
                 continue
             if types is not None and len(cols.attrs):  # the body may have been read before the types
                 self._check_attributes_listed(
-                    cols.attrs, f_start + self.entries[fn.index][1], f"function {fn.index} ('{fn.name}')"
+                    cols.attrs, f_start + self._foffset[fn.index], f"function {fn.index} ('{fn.name}')"
                 )
             offsets.add(cols.location)
             offsets.update(np.unique(cols.locations).tolist())

@@ -236,7 +236,7 @@ def _section_start(data: bytes, sid: int) -> int:
 
 
 def _body_offset(bef, index: int) -> int:
-    return bef.functions[index]._loader.entries[index][1]
+    return bef.functions[index]._loader.entry(index)[1]
 
 
 def test_unknown_kernel_with_a_malformed_body_is_a_load_error():

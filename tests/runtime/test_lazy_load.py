@@ -40,7 +40,7 @@ def body_position(data: bytes, name: str) -> int:
     bef = read_bef(data, lazy=True)
     fn = bef.function(name)
     reader = fn._loader
-    return reader.sections[SectionId.FUNCTIONS][0] + reader.entries[fn.index][1]
+    return reader.sections[SectionId.FUNCTIONS][0] + reader.entry(fn.index)[1]
 
 
 def broken_file(tmp_path: Path) -> tuple[Path, bytes]:

@@ -193,14 +193,16 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
         rb = spread(rb, 0)
         d = spread(d, 0)
         fns = spread(fns, None)
-    q_if = np.flatnonzero(kind == _K_IF)
-    if len(q_if):  # the branches: then | else << 32
-        f0 = cols.func_start[order[steps[q_if]]].astype(np.int64)
-        fl_funcs = cols.funcs.astype(np.int64)
-        fns[q_if] = fl_funcs[f0] | fl_funcs[f0 + 1] << 32
     kinds = kind.tolist()
     xs = x.tolist()
     fl = fns.tolist()
+    q_if = np.flatnonzero(kind == _K_IF)
+    if len(q_if):
+        f0 = cols.func_start[order[steps[q_if]]].astype(np.int64)
+        fl_funcs = cols.funcs.astype(np.int64)
+        branches = _branch_plans(program, fl_funcs[f0].tolist(), fl_funcs[f0 + 1].tolist())
+        for q, b in zip(q_if.tolist(), branches):
+            fl[q] = b
     decode = _attribute_decoder(program, table, cols, order, codes, nt) if nt.any() else None
     attrs: dict[int, tuple] = {}  # execution position -> decoded attributes
     for p in np.flatnonzero(nt > 0).tolist():
@@ -239,6 +241,31 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
     return plan
 
 
+def _branch_plans(program: Any, then: list[int], else_: list[int]) -> list[tuple]:
+    """Per ``tfrt.if`` of one operand: (then, else, then's plan, else's
+    plan), where a branch's plan is the column plan of its body when other
+    branches have the same body (``bp.body_classes``: the regions of an
+    unrolled loop), made now; None otherwise (the call finds the branch's
+    plan when it runs it: ``_OrderedCall._branch``)."""
+    m = len(then)
+    nfuncs = len(program.bef.functions)
+    reps = np.asarray(bp.body_classes(program.bef.functions, then + else_), np.int64)
+    reps[reps < 0] = nfuncs  # (no plan)
+    plans = np.full(nfuncs + 1, None, object)
+    for r in np.flatnonzero(np.bincount(reps, minlength=nfuncs + 1)[:nfuncs] > 1).tolist():
+        cp = None
+        try:
+            branch = program.functions[r]
+            if branch.kind == bp.ASYNC_FUNCTION and len(branch.arg_types) == 1:
+                cp = branch._column_plan()
+        except Exception:  # (a malformed body: reported if the branch runs)
+            cp = None
+        if cp is not None and cp.pure:
+            plans[r] = cp
+    got = plans[reps].tolist()
+    return list(zip(then, else_, got[:m], got[m:]))
+
+
 def _called(frame: _Frame, out: Any, n: int) -> list[AsyncValue]:
     """What async kernel ``fn(frame)`` gave, as its ``n`` AsyncValues
     (``plan._call_frame``'s reading, but for anything that function would
@@ -257,7 +284,7 @@ def _called(frame: _Frame, out: Any, n: int) -> list[AsyncValue]:
 class _OrderedCall:
     """One call on an ordered plan."""
 
-    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "request", "args", "regs", "it", "help")
+    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "deep", "request", "args", "regs", "it", "help")
 
     def __init__(self, fn: BEFFunction, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> None:
         plan = fn._ordered
@@ -265,7 +292,8 @@ class _OrderedCall:
         self.plan = plan
         self.program = fn.program
         self.ctx = ctx
-        self.bctx = ctx._nested or ctx.nested()  # (a branch's kernels run here)
+        self.bctx = bctx = ctx._nested or ctx.nested()  # (a branch's kernels run here)
+        self.deep = bctx.deep
         self.request = ctx.request
         self.args = list(args)
         regs: list[Any] = [None] * plan.num_registers
@@ -387,16 +415,25 @@ class _OrderedCall:
         if not d & 4:
             regs[r] = out[0]
 
-    def _if1(self, branches: int, x: int, y: int, r: int, d: int) -> None:
-        """``tfrt.if`` of one result on condition ``x`` and operand ``y``."""
+    def _if1(self, branches: tuple, x: int, y: int, r: int, d: int) -> None:
+        """``tfrt.if`` of one result on condition ``x`` and operand ``y``
+        (``branches``: see ``_branch_plans``)."""
         regs = self.regs
         values = [regs[y]]
-        index = branches & 0xFFFFFFFF if regs[x] else branches >> 32
+        if regs[x]:
+            index, cp = branches[0], branches[2]
+        else:
+            index, cp = branches[1], branches[3]
         if d & 1:
             regs[x] = None
         if d & 2:
             regs[y] = None
-        out = self._branch(index, values)
+        if cp is not None and not self.deep and self.program.count_region_call(index):
+            out = cp.run(self.bctx, None, values) if cp.kinds else tuple([values[i] for i in cp.returns])
+            if type(out) is not tuple:
+                raise _Restart
+        else:
+            out = self._branch(index, values)
         if len(out) != 1:
             raise _Restart
         if not d & 4:
@@ -438,7 +475,7 @@ class _OrderedCall:
         """Run function ``index`` on ``values`` on its column plan (or its
         compiled code): a tuple of its results' values."""
         ctx = self.bctx
-        if ctx.deep:
+        if self.deep:
             raise _Restart
         program = self.program
         cp = program.region_plan(index, len(values))

@@ -176,8 +176,7 @@ class BEFFunction:
         body's bytes but its locations (None: no key, nothing is shared)."""
         key = self._key
         if key is False:
-            body = self.bef_function.body_key()
-            key = self._key = None if body is None else (self.kind, self.arg_types, self.result_types, body)
+            key = self._key = bp.body_class(self.program.bef.functions, self.index)
         return key
 
     def _by_body(self, cache: dict, build: Callable[["BEFFunction"], Any]) -> Any:
@@ -572,19 +571,30 @@ class BEFProgram:
         and cancellation, as ``call_values_in`` does."""
         if self.functions._items[index] is not None:
             return None  # (made: its own paths)
-        fn = self.bef.functions[index]
-        if fn.kind != bp.ASYNC_FUNCTION or len(fn.arg_types) != num_args:
-            return None
         calls = self._unmade_calls.get(index, 0) + 1
         if calls >= self.jit_threshold:
             return None  # this call may compile: the function object's
-        body = fn.body_key()
-        if body is None:
+        key = bp.body_class(self.bef.functions, index)
+        if key is None or key[0] != bp.ASYNC_FUNCTION or len(key[1]) != num_args:
             return None
-        cp = self._column_plans.get((fn.kind, fn.arg_types, fn.result_types, body))
+        cp = self._column_plans.get(key)
         if cp is not None:
             self._unmade_calls[index] = calls
         return cp
+
+    def count_region_call(self, index: int) -> bool:
+        """Count a call of function ``index`` on a column plan of its body
+        that the caller holds (``region_plan``'s rules: True when no object
+        is made for the function yet and the call does not reach its
+        ``jit_threshold``; False: the caller makes the function and calls
+        it)."""
+        if self.functions._items[index] is not None:
+            return False
+        calls = self._unmade_calls.get(index, 0) + 1
+        if calls >= self.jit_threshold:
+            return False
+        self._unmade_calls[index] = calls
+        return True
 
     def _kernel_table(self) -> _KernelTable:
         table = self._kernels
@@ -607,27 +617,24 @@ class BEFProgram:
         prog._check_kernel_names()
         registry = host.registry
         functions = prog.functions = _Functions(prog, bef.functions)
-        native = bp.NATIVE_FUNCTION
-        by_name = prog._by_name
-        for f in bef.functions:
-            if f.kind == native:
-                ndef = registry.get_native(f.name)
-                if ndef is None:
-                    # TFRT's loader wording, plus the name it leaves out.
-                    prog._load_error(
-                        "invalid FunctionIndex section in BEF file: unable to find native "
-                        f"function in global registry: '{f.name}'"
-                    )
-                functions._items[f.index] = NativeFunction(prog, f, ndef.fn)
-            if f.name:
-                by_name[f.name] = f.index
+        for i in bp.native_functions(bef.functions):
+            f = bef.functions[i]
+            ndef = registry.get_native(f.name)
+            if ndef is None:
+                # TFRT's loader wording, plus the name it leaves out.
+                prog._load_error(
+                    "invalid FunctionIndex section in BEF file: unable to find native "
+                    f"function in global registry: '{f.name}'"
+                )
+            functions._items[i] = NativeFunction(prog, f, ndef.fn)
+        prog._by_name = dict((name, i) for i, name in bp.named_functions(bef.functions))
         return prog
 
     def named_functions(self) -> list["BEFFunction | NativeFunction"]:
         """The functions that have a name, in the file's order (a region's
         function is made only when something runs or asks for it)."""
         functions = self.functions
-        return [functions[f.index] for f in self.bef.functions if f.name]
+        return [functions[i] for i, _name in bp.named_functions(self.bef.functions)]
 
     def release(self) -> None:
         """Drop every function's plans and the references that make cycles
