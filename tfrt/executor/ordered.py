@@ -8,14 +8,17 @@ results) has no side effect to order, so a call of it may run its kernels
 in the body's ORDER column (a topological order the file carries), as the
 column path does, whatever their streams and even when some are async:
 
-* a pure async kernel is called with its frame and its result stays an
-  AsyncValue in its register; the first kernel that reads it waits for it
-  (a wait step before that kernel) by running queued tasks until the value
-  is there: every task on the queue is the call's own (it was idle when
-  the call started), its pure kernels' work;
+* a pure async kernel is called with its frame; when a later kernel
+  reads its result, the work it queued runs right away (its task, when
+  that is the newest on the queue; the queued tasks in order until the
+  value is there otherwise): every task on the queue is the call's own
+  (it was idle when the call started), its pure kernels' work.  A result
+  only returned stays the AsyncValue it is;
 * ``tfrt.if`` runs its branch on the branch's column plan (or compiled
-  code): a region not made yet on the plan another region with the same
-  body made (``BEFProgram.region_plan``).
+  code): the branches of one body (the regions of an unrolled loop) share
+  one, made when the plan is (``bp.body_classes``); a region not made yet
+  runs on the plan another region with the same body made
+  (``BEFProgram.region_plan``).
 
 Only the results and errors of such a call can be observed, and the
 results are the same in any order.  Errors are not: which kernel reports
@@ -37,7 +40,8 @@ does something before it waits sees which results are available and
 which diagnostics were reported by then (and may cancel the rest), and a
 call made by a kernel (``tfrt.call``) has a caller whose own scheduling
 sees when each result becomes available.  A cancel (from another thread)
-is seen at the next wait, which runs the call again in TFRT's order:
+is seen when an async result is next waited for, which runs the call
+again in TFRT's order:
 every kernel is then cancelled, as if the cancel had come before the
 first one ran (as on the column path, a run of synchronous kernels does
 not look for one).  A Ctrl-C (or SystemExit) stops the call as it stops
@@ -76,10 +80,11 @@ if TYPE_CHECKING:
     from tfrt.executor.program import BEFFunction
 
 # The steps beyond the column path's: an async kernel of one result and one
-# or two operands, a tfrt.if of one result and operand, a wait for an async
-# kernel's result before the first kernel that reads it, and any other
-# async kernel or tfrt.if (with a spec in x, as a general step).
-_K_ASYNC, _K_IF, _K_WAIT, _K_ASYNC_SPEC, _K_IF_SPEC = 5, 6, 7, 8, 9
+# or two operands, a tfrt.if of one result and operand, and any other async
+# kernel or tfrt.if (with a spec in x, as a general step).
+_K_ASYNC, _K_IF, _K_ASYNC_SPEC, _K_IF_SPEC = 5, 6, 8, 9
+# An async step's d: a later kernel reads its result (it is waited for).
+_READ = 8
 
 
 class _Restart(Exception):
@@ -88,7 +93,7 @@ class _Restart(Exception):
 
 class OrderedPlan:
     """A body's steps in execution order (``_ColumnPlan``'s lists, with the
-    async, if and wait steps)."""
+    async and if steps)."""
 
     __slots__ = ("kinds", "fns", "xs", "ys", "rs", "ds", "num_registers", "returns", "cols")
 
@@ -163,42 +168,15 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
     kind[if1] = _K_IF
     y = np.where(async1 & (na == 1), -1, y)
     d = np.where(((kind == _K_TWO) | (kind == _K_IF) | (kind == _K_ASYNC)) & (x == y), d & ~_FREE_Y, d)
-    # A wait before the first reader of each async kernel's result.
-    steps = np.arange(n, dtype=np.int64)
-    if is_async.any():
-        ap = np.flatnonzero(is_async)
-        areg = np.repeat(rb[ap], nr[ap]) + (np.arange(int(nr[ap].sum())) - np.repeat(np.cumsum(nr[ap]) - nr[ap], nr[ap]))
-        first = np.full(nregs + 1, n, np.int64)
-        np.minimum.at(first, ops.args, ops.use_pos)
-        areg = areg[first[areg] < n]
-        at = first[areg]
-        sort = np.argsort(at, kind="stable")
-        areg, at = areg[sort], at[sort]
-        # Step q of the body moves to q + (waits before it); wait i goes
-        # to at[i] + i.
-        moved = steps + np.searchsorted(at, steps, side="right")
-        waits = at + np.arange(len(at))
-        total = n + len(at)
-
-        def spread(a: np.ndarray, fill: Any) -> np.ndarray:
-            out = np.empty(total, a.dtype)
-            out[moved] = a
-            out[waits] = fill
-            return out
-
-        steps = spread(steps, -1)
-        kind = spread(kind, _K_WAIT)
-        x = spread(x, areg)
-        y = spread(y, 0)
-        rb = spread(rb, 0)
-        d = spread(d, 0)
-        fns = spread(fns, None)
+    # An async kernel's result that a later kernel reads is waited for
+    # right after the kernel (_READ); one only returned stays as it is.
+    d = np.where(async1 & ops.has_use[rb], d | _READ, d)
     kinds = kind.tolist()
     xs = x.tolist()
     fl = fns.tolist()
     q_if = np.flatnonzero(kind == _K_IF)
     if len(q_if):
-        f0 = cols.func_start[order[steps[q_if]]].astype(np.int64)
+        f0 = cols.func_start[order[q_if]].astype(np.int64)
         fl_funcs = cols.funcs.astype(np.int64)
         branches = _branch_plans(program, fl_funcs[f0].tolist(), fl_funcs[f0 + 1].tolist())
         for q, b in zip(q_if.tolist(), branches):
@@ -210,29 +188,28 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
         if values is None:
             return None  # a bad attribute: the interpreter reports it
         attrs[p] = values
-    stepped = steps >= 0
-    for q in np.flatnonzero(stepped & binding[np.maximum(steps, 0)]).tolist():
-        p = int(steps[q])
-        fl[q] = table.kdefs[int(codes[p])].bind(attrs.get(p, ()))
+    for p in np.flatnonzero(binding).tolist():
+        fl[p] = table.kdefs[int(codes[p])].bind(attrs.get(p, ()))
     funcs = cols.funcs
     fstart = cols.func_start
     locations = cols.locations
     special = (kind == _K_ATTR) | (kind == _K_GENERAL) | (kind == _K_ASYNC_SPEC) | (kind == _K_IF_SPEC)
-    for q in np.flatnonzero(special).tolist():
-        k = kinds[q]
-        p = int(steps[q])
+    has_use = ops.has_use
+    for p in np.flatnonzero(special).tolist():
+        k = kinds[p]
         values = () if binding[p] else attrs.get(p, ())
         if k == _K_ATTR:
-            xs[q] = values[0]
+            xs[p] = values[0]
             continue
-        k_args, results, k_free, k_dead = ops.spec(p, int(rb[q]), int(nr[p]))
+        k_args, results, k_free, k_dead = ops.spec(p, int(rb[p]), int(nr[p]))
         if k == _K_IF_SPEC:
             s = int(fstart[order[p]])
-            xs[q] = (k_args, results, k_free, k_dead, int(funcs[s]), int(funcs[s + 1]))
+            xs[p] = (k_args, results, k_free, k_dead, int(funcs[s]), int(funcs[s + 1]))
         elif k == _K_ASYNC_SPEC:
-            xs[q] = (values, k_args, results, k_free, k_dead, int(codes[p]), int(locations[order[p]]))
+            read = tuple([bool(has_use[r]) for r in results])
+            xs[p] = (values, k_args, results, k_free, k_dead, read, int(codes[p]), int(locations[order[p]]))
         else:
-            xs[q] = (values, k_args, results, k_free, k_dead)
+            xs[p] = (values, k_args, results, k_free, k_dead)
     plan = OrderedPlan()
     plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds = kinds, fl, xs, y.tolist(), rb.tolist(), d.tolist()
     plan.num_registers = nregs
@@ -281,10 +258,14 @@ def _called(frame: _Frame, out: Any, n: int) -> list[AsyncValue]:
     return [v if isinstance(v, AsyncValue) else AsyncValue(CONCRETE, v) for v in out]
 
 
+def _never(task: Any) -> bool:
+    return False
+
+
 class _OrderedCall:
     """One call on an ordered plan."""
 
-    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "deep", "request", "args", "regs", "it", "help")
+    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "deep", "request", "args", "regs", "it", "help", "run_now")
 
     def __init__(self, fn: BEFFunction, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> None:
         plan = fn._ordered
@@ -303,7 +284,9 @@ class _OrderedCall:
         # The queue was idle when the call started and the host waits for
         # the call: every queued task is the call's own, its pure kernels'
         # work, and a wait runs them here.
-        self.help = ctx.host.work_queue.run_queued_until
+        wq = ctx.host.work_queue
+        self.help = wq.run_queued_until
+        self.run_now = getattr(wq, "run_if_newest", _never)
 
     def start(self) -> list[AsyncValue]:
         """Run the call: its results, or those of the call run again in
@@ -360,16 +343,6 @@ class _OrderedCall:
                 v = f(x)
             elif kind == 0:
                 v = f()
-            elif kind == _K_WAIT:
-                w = regs[x]
-                if not w.state:
-                    self.help(w)
-                    if not w.state:
-                        raise _Restart  # (set by another thread, later: TFRT's order)
-                if w.state != CONCRETE or self.request.cancel_value is not None:
-                    raise _Restart  # (cancelled: every kernel is, in TFRT's order)
-                regs[x] = w.value
-                continue
             elif kind == _K_IF:
                 self._if1(f, x, y, r, d)
                 continue
@@ -400,20 +373,46 @@ class _OrderedCall:
             regs[r] = v
 
     def _async1(self, f: Any, x: int, y: int, r: int, d: int) -> None:
-        """An async kernel of one result and operands ``x`` (and ``y``)."""
+        """An async kernel of one result and operands ``x`` (and ``y``).
+        The work it queued runs now when it is the newest task (its
+        value's wait finds it there); otherwise the wait runs the queue."""
         regs = self.regs
         if y < 0:
             args = [AsyncValue(CONCRETE, regs[x])]
         else:
             args = [AsyncValue(CONCRETE, regs[x]), AsyncValue(CONCRETE, regs[y])]
-        frame = self._frame(self.plan, r, args, (), 1)
+        frame = _new_frame(_Frame)
+        frame.exec_ctx = self.ctx
+        frame._program = self.program
+        frame._plan = self.plan
+        frame._where = r
+        frame.args = args
+        frame.attrs = frame.funcs = ()
+        frame.results = [None]
         if d & 1:
             regs[x] = None
         if d & 2:
             regs[y] = None
-        out = _called(frame, f(frame), 1)
-        if not d & 4:
-            regs[r] = out[0]
+        out = f(frame)
+        if not isinstance(out, AsyncValue):
+            out = _called(frame, out, 1)[0]
+        if d & _READ:
+            regs[r] = self._value(out)
+        elif not d & 4:
+            regs[r] = out
+
+    def _value(self, w: AsyncValue) -> Any:
+        """The value of an async kernel's result that a later kernel reads:
+        the work it queued runs now (its task when that is the newest, the
+        queued tasks in order otherwise: every one is the call's own)."""
+        if not w.state:
+            if not self.run_now(w):
+                self.help(w)
+            if not w.state:
+                raise _Restart  # (set by another thread, later: TFRT's order)
+        if w.state != CONCRETE or self.request.cancel_value is not None:
+            raise _Restart  # (cancelled: every kernel is, in TFRT's order)
+        return w.value
 
     def _if1(self, branches: tuple, x: int, y: int, r: int, d: int) -> None:
         """``tfrt.if`` of one result on condition ``x`` and operand ``y``
@@ -440,13 +439,16 @@ class _OrderedCall:
             regs[r] = out[0]
 
     def _async(self, f: Any, spec: tuple) -> None:
-        attrs, k_args, results, k_free, k_dead, code, loc = spec
+        attrs, k_args, results, k_free, k_dead, read, code, loc = spec
         regs = self.regs
         frame = self._frame(None, (code, loc), [AsyncValue(CONCRETE, regs[a]) for a in k_args], attrs, len(results))
         for a in k_free:
             regs[a] = None
-        for r, v, gone in zip(results, _called(frame, f(frame), len(results)), k_dead):
-            if not gone:
+        out = _called(frame, f(frame), len(results))
+        for r, v, gone, wait in zip(results, out, k_dead, read):
+            if wait:
+                regs[r] = self._value(v)
+            elif not gone:
                 regs[r] = v
 
     def _frame(self, plan: OrderedPlan | None, where: Any, args: list, attrs: tuple, n: int) -> _Frame:
