@@ -340,6 +340,10 @@ class FunctionList(Sequence):
     def kind(self, i: int) -> int:
         return self._index.function_kind(i)
 
+    def heads(self) -> list[tuple[int, str, int]]:
+        """(index, name, number of arguments) of every function, in order."""
+        return self._index.function_heads()
+
     def body_class(self, i: int) -> tuple | None:
         """``(kind, arg_types, result_types, body_key)`` of function ``i``:
         two functions of one class do the same (None: no key)."""
@@ -357,6 +361,14 @@ def named_functions(functions: Sequence[Function]) -> list[tuple[int, str]]:
     if isinstance(functions, FunctionList):
         return functions.named()
     return [(f.index, f.name) for f in functions if f.name]
+
+
+def function_heads(functions: Sequence[Function]) -> list[tuple[int, str, int]]:
+    """(index, name, number of arguments) of every function, in order,
+    without making a read file's functions."""
+    if isinstance(functions, FunctionList):
+        return functions.heads()
+    return [(f.index, f.name, len(f.arg_types)) for f in functions]
 
 
 def native_functions(functions: Sequence[Function]) -> list[int]:
@@ -431,11 +443,12 @@ class FunctionColumns:
     __slots__ = (
         "location", "root_stream", "num_args_fn", "num_registers", "code", "locations", "num_args", "num_attrs",
         "num_funcs", "num_results", "stream", "order", "args", "attrs", "funcs", "returns",
-        "_starts", "lists",
+        "_starts", "lists", "_rank",
     )  # fmt: skip
 
     def __init__(self) -> None:
         self._starts: tuple | None = None
+        self._rank: Any = None
         # A small body (SMALL_BODY kernels at most) also as Python lists, in
         # ColumnLists order: numpy costs microseconds per call, so the
         # reader checks such a body, and the executor plans it, in Python.
@@ -482,6 +495,19 @@ class FunctionColumns:
             out[3] = out[3] + self.num_args_fn
             starts = self._starts = tuple(out)
         return starts
+
+    @property
+    def rank(self) -> Any:
+        """Per kernel, its place in ``order`` (int64; the reader sets it
+        when it checks the column)."""
+        rank = self._rank
+        if rank is None:
+            import numpy as np
+
+            order = self.order
+            rank = self._rank = np.empty(len(order), np.int64)
+            rank[order] = np.arange(len(order), dtype=np.int64)
+        return rank
 
     @property
     def arg_start(self) -> Any:

@@ -852,6 +852,13 @@ class _Reader:
     def function_kind(self, index: int) -> int:
         return self._fkind[index]
 
+    def function_heads(self) -> list[tuple[int, str, int]]:
+        if self._fsig is not None:
+            nargs = [len(sig[0]) for sig in self._fsig]
+        else:
+            nargs = self._tok_array[self._entry_starts + 3].tolist()
+        return list(zip(range(self.num_functions), self._fname, nargs))
+
     def body_class(self, index: int) -> tuple | None:
         """(kind, argument types, result types, ``body_key``) of function
         ``index``, without making it: functions with the same class do the
@@ -1046,25 +1053,34 @@ class _Reader:
         # defined before its user runs (what the executors rely on); a sync
         # function runs in program order, which must be one too.
         if n:
-            if int(order.max()) >= n or int(np.bincount(order, minlength=n).max()) != 1:
+            # Each kernel's place in ORDER: a slot no entry writes (with n
+            # entries below n) makes ORDER no permutation.
+            rank = np.full(n, -1, np.int64)
+            if int(order.max()) < n:
+                rank[order] = np.arange(n, dtype=np.int64)
+            if rank.min() < 0:
                 self._fail(sid, start, f"{where}: the execution order is not a permutation of its {n} kernels")
+            cols._rank = rank
         if len(args):
-            user = np.repeat(np.arange(n, dtype=np.int64), cols.num_args)
-            defined = args >= nfargs
-            a = args[defined].astype(np.int64)
-            u = user[defined]
             # Registers are the arguments, then each kernel's results in
             # turn (nregs is their count, every operand is below it): the
-            # producer of register r is a table lookup.
-            producer = np.repeat(np.arange(n, dtype=np.int64), cols.num_results)[a - nfargs]
-            rank = np.empty(n, np.int64)
-            rank[order] = np.arange(n, dtype=np.int64)
-            early = rank[producer] >= rank[u]
+            # place in ORDER of the kernel that defines each register (-1:
+            # an argument) against the place of each operand's user.
+            defined_at = np.empty(nregs, np.int64)
+            defined_at[:nfargs] = -1
+            defined_at[nfargs:] = np.repeat(rank, cols.num_results)
+            early = defined_at[args] >= np.repeat(rank, cols.num_args)
             if fn.kind == program.SYNC_FUNCTION:
-                early |= producer >= u
+                producer = np.empty(nregs, np.int64)
+                producer[:nfargs] = -1
+                producer[nfargs:] = np.repeat(np.arange(n, dtype=np.int64), cols.num_results)
+                early |= producer[args] >= np.repeat(np.arange(n, dtype=np.int64), cols.num_args)
             if early.any():
                 i = int(np.argmax(early))
-                self._fail(sid, start, f"{where}: kernel {int(u[i])} uses register {int(a[i])} before kernel {int(producer[i])} defines it")
+                a = int(args[i])
+                u = int(np.searchsorted(starts[0], i, side="right")) - 1
+                p = int(np.searchsorted(starts[3], a - nfargs, side="right")) - 1
+                self._fail(sid, start, f"{where}: kernel {u} uses register {a} before kernel {p} defines it")
         return cols
 
     def _check_attribute_offsets(self, attrs: Any, largest: int, start: int, where: str) -> None:

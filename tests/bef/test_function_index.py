@@ -193,3 +193,14 @@ def test_body_classes_of_functions_without_a_key():
     got = bef.functions.body_classes(indices)
     assert got == bp.body_classes(list(bef.functions), indices)
     assert got[0] == -1 and got[1:7] == [1, 2, 3, 1, 2, 3]
+
+
+def test_function_heads_without_making_functions():
+    from tfrt.bef import program as bp
+
+    for count in (30, 100):  # the checked reader's index, and the vectorized one
+        bef = read_bef(many_functions(count), lazy=True)
+        heads = bp.function_heads(bef.functions)
+        assert bef.functions._items.count(None) == count
+        assert heads == [(f.index, f.name, len(f.arg_types)) for f in bef.functions]
+        assert bp.function_heads(list(bef.functions)) == heads

@@ -219,9 +219,8 @@ class _Operands:
         returned[returns] = True
         # Per operand use: its position in execution order; the last use of
         # a register that the function does not return frees it.
-        rank = np.empty(n, np.int64)
-        rank[order] = np.arange(n, dtype=np.int64)
-        self.use_pos = use_pos = np.repeat(rank, cols.num_args.astype(np.int64))
+        rank = cols.rank  # (``order`` is the body's ORDER column)
+        self.use_pos = use_pos = np.repeat(rank, cols.num_args)
         last = np.full(nregs + 1, -1, np.int64)
         np.maximum.at(last, args, use_pos)
         self.free = free = (use_pos == last[args]) & ~returned[args]

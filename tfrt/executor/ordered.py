@@ -54,6 +54,7 @@ arguments are held until the call ends (running it again needs them).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -211,7 +212,10 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
         else:
             xs[p] = (values, k_args, results, k_free, k_dead)
     plan = OrderedPlan()
-    plan.kinds, plan.fns, plan.xs, plan.ys, plan.rs, plan.ds = kinds, fl, xs, y.tolist(), rb.tolist(), d.tolist()
+    # The integer fields as arrays: their ints are made as the loop reads
+    # them (a list would hold a Python int per step from the start).
+    plan.kinds, plan.fns, plan.xs = kinds, fl, xs
+    plan.ys, plan.rs, plan.ds = (array("q", a.astype(np.int64).tobytes()) for a in (y, rb, d))
     plan.num_registers = nregs
     plan.returns = ops.returns.tolist()
     plan.cols = cols
