@@ -469,14 +469,17 @@ def bench_end_to_end(sizes: tuple[int, int], repeat: int, baseline: str | None =
 
 
 # One process: read, load, prepare, run (execute and await) and release a
-# file's main, each phase timed; argv: file, "ordered" or "tfrt-order".
+# file's main, each phase timed, with bef_executor's heap settings;
+# argv: file, "ordered" or "tfrt-order".
 PHASES_DRIVER = """
 import sys, time
 from tfrt.bef.reader import read_bef
 from tfrt.executor import BEFProgram
+from tfrt.heap import prepare_heap, reserve_for_input
 from tfrt.host_context import HostContext
 path, how = sys.argv[1], sys.argv[2]
 data = open(path, "rb").read()
+prepare_heap(reserve_for_input(len(data)))  # (as bef_executor does)
 host = HostContext(work_queue="s")
 t = [time.perf_counter()]
 bef = read_bef(data, lazy=True)

@@ -255,42 +255,43 @@ class SingleThreadedWorkQueue(WorkQueue):
         finally:
             local.in_task = outer
 
-    def run_if_newest(self, task: Task) -> bool:
-        """Run ``task`` here now if it is the newest queued task, taking it
-        off the queue (False, nothing run, when it is not): for a caller
-        that waits for that task's value and knows that the older tasks
-        need not run first (the ordered path: every queued task is the
-        work of its own pure kernels).  Bookkept as ``_run_next`` is."""
-        items = self._items
-        if not items or items[-1] is not task:
-            return False
+    @contextlib.contextmanager
+    def running_here(self) -> Iterator[None]:
+        """Count the block as a task that this thread runs (what
+        ``_run_next`` does around one task): a quiesce on another thread
+        waits for the block to end, one inside it only empties the queue.
+        Inside, ``take_newest`` lets the caller run a task of its own."""
+        local = self._local
+        outer = getattr(local, "in_task", False)
         running = self._running
-        running.append(task)  # (before the pop: see _run_next)
+        mark = object()
+        running.append(mark)
         try:
-            try:
-                newest = items.pop()
-            except IndexError:  # (another thread ran it)
-                return False
-            if newest is not task:  # (another thread queued one since: still the newest)
-                items.append(newest)
-                return False
-            local = self._local
-            outer = getattr(local, "in_task", False)
             local.in_task = True
-            try:
-                task()
-            except Exception:
-                _report_task_failure()
-            finally:
-                local.in_task = outer
-            return True
+            yield
         finally:
+            local.in_task = outer
             try:
-                running.remove(task)
+                running.remove(mark)
             except ValueError:  # interrupted before the append
                 pass
             if not running and self._sleepers:
                 self._notify()
+
+    def take_newest(self, task: Task) -> bool:
+        """Take ``task`` off the queue if it is the newest queued task (the
+        caller, inside ``running_here``, runs it; False: not taken)."""
+        items = self._items
+        if not items or items[-1] is not task:
+            return False
+        try:
+            newest = items.pop()
+        except IndexError:  # (another thread ran it)
+            return False
+        if newest is not task:  # (another thread queued one since: still the newest)
+            items.append(newest)
+            return False
+        return True
 
     def _sleep_while_running(self, deadline: float | None) -> bool:
         items = self._items

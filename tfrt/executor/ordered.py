@@ -109,9 +109,21 @@ class OrderedPlan:
 class _Frame(AsyncKernelFrame):
     """An async kernel's frame whose site is made if the kernel asks for it
     (``_where``: its kernel code and location, or the register of its
-    result, for ``_plan.site``)."""
+    result, for ``_plan.site``), and whose operands are plain values
+    (``_values``: a pure kernel reads them with ``arg``; ``args`` makes
+    their AsyncValues if it is asked for)."""
 
-    __slots__ = ("_program", "_plan", "_where")
+    __slots__ = ("_program", "_plan", "_where", "_values", "_avs")
+
+    @property  # type: ignore[override]
+    def args(self) -> list[AsyncValue]:
+        avs = self._avs
+        if avs is None:
+            avs = self._avs = [AsyncValue(CONCRETE, v) for v in self._values]
+        return avs
+
+    def arg(self, index: int) -> Any:
+        return self._values[index]
 
     @property
     def _site(self) -> KernelSite:  # type: ignore[override]
@@ -222,17 +234,48 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
     return plan
 
 
+class _SharedBody:
+    """The body that the branches of a class share (``bp.body_classes``:
+    the regions of an unrolled loop, say): its column plan and, from the
+    class's ``jit_threshold``-th call on, its compiled code (``fast``),
+    when that code names no kernel's site, so that it is the same for
+    every branch of the class.  A kernel that raises in either raises out
+    of it (the ordered call then runs again in TFRT's order)."""
+
+    __slots__ = ("cp", "fn", "fast")
+
+    def __init__(self, cp: Any, fn: Any) -> None:
+        self.cp = cp
+        self.fn = fn  # the function whose calls count (None: no more compiling)
+        self.fast: Any = None
+
+    def run(self, ctx: ExecutionContext, values: list) -> Any:
+        """A call on the column plan (counted: it may compile the code)."""
+        fn = self.fn
+        if fn is not None:
+            fast = fn._fast_code()
+            if fast is not None:
+                self.fn = None
+                if fn.program._fast_codes.get(fn._body()) is fast:  # (site-free: shared by body)
+                    self.fast = fast.func
+                    return fast.func(ctx, *values)
+            elif fn._calls < 0:  # (never compiles)
+                self.fn = None
+        cp = self.cp
+        return cp.run(ctx, None, values) if cp.kinds else tuple([values[i] for i in cp.returns])
+
+
 def _branch_plans(program: Any, then: list[int], else_: list[int]) -> list[tuple]:
-    """Per ``tfrt.if`` of one operand: (then, else, then's plan, else's
-    plan), where a branch's plan is the column plan of its body when other
-    branches have the same body (``bp.body_classes``: the regions of an
-    unrolled loop), made now; None otherwise (the call finds the branch's
-    plan when it runs it: ``_OrderedCall._branch``)."""
+    """Per ``tfrt.if`` of one operand: (then, else, then's body, else's
+    body), where a branch's body is a ``_SharedBody`` when other branches
+    have the same body (``bp.body_classes``), made now; None otherwise
+    (the call finds the branch's plan when it runs it:
+    ``_OrderedCall._branch``)."""
     m = len(then)
     nfuncs = len(program.bef.functions)
     reps = np.asarray(bp.body_classes(program.bef.functions, then + else_), np.int64)
     reps[reps < 0] = nfuncs  # (no plan)
-    plans = np.full(nfuncs + 1, None, object)
+    bodies = np.full(nfuncs + 1, None, object)
     for r in np.flatnonzero(np.bincount(reps, minlength=nfuncs + 1)[:nfuncs] > 1).tolist():
         cp = None
         try:
@@ -242,8 +285,8 @@ def _branch_plans(program: Any, then: list[int], else_: list[int]) -> list[tuple
         except Exception:  # (a malformed body: reported if the branch runs)
             cp = None
         if cp is not None and cp.pure:
-            plans[r] = cp
-    got = plans[reps].tolist()
+            bodies[r] = _SharedBody(cp, branch)
+    got = bodies[reps].tolist()
     return list(zip(then, else_, got[:m], got[m:]))
 
 
@@ -269,13 +312,15 @@ def _never(task: Any) -> bool:
 class _OrderedCall:
     """One call on an ordered plan."""
 
-    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "deep", "request", "args", "regs", "it", "help", "run_now")
+    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "deep", "request", "args", "regs", "it", "help", "take",
+                 "unmade", "scope")
 
     def __init__(self, fn: BEFFunction, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> None:
         plan = fn._ordered
         self.fn = fn
         self.plan = plan
         self.program = fn.program
+        self.unmade = fn.program.functions._items  # (None: no object made for the function)
         self.ctx = ctx
         self.bctx = bctx = ctx._nested or ctx.nested()  # (a branch's kernels run here)
         self.deep = bctx.deep
@@ -290,13 +335,18 @@ class _OrderedCall:
         # work, and a wait runs them here.
         wq = ctx.host.work_queue
         self.help = wq.run_queued_until
-        self.run_now = getattr(wq, "run_if_newest", _never)
+        self.take = getattr(wq, "take_newest", _never)
+        self.scope = getattr(wq, "running_here", None)
 
     def start(self) -> list[AsyncValue]:
         """Run the call: its results, or those of the call run again in
         TFRT's order."""
         try:
-            self._loop()
+            if self.scope is None:
+                self._loop()
+            else:
+                with self.scope():  # (the call counts as a task running here)
+                    self._loop()
         except Exception as exc:
             return self._restart(exc)
         except BaseException as exc:
@@ -381,16 +431,13 @@ class _OrderedCall:
         The work it queued runs now when it is the newest task (its
         value's wait finds it there); otherwise the wait runs the queue."""
         regs = self.regs
-        if y < 0:
-            args = [AsyncValue(CONCRETE, regs[x])]
-        else:
-            args = [AsyncValue(CONCRETE, regs[x]), AsyncValue(CONCRETE, regs[y])]
         frame = _new_frame(_Frame)
         frame.exec_ctx = self.ctx
         frame._program = self.program
         frame._plan = self.plan
         frame._where = r
-        frame.args = args
+        frame._values = [regs[x]] if y < 0 else [regs[x], regs[y]]
+        frame._avs = None
         frame.attrs = frame.funcs = ()
         frame.results = [None]
         if d & 1:
@@ -410,10 +457,12 @@ class _OrderedCall:
         the work it queued runs now (its task when that is the newest, the
         queued tasks in order otherwise: every one is the call's own)."""
         if not w.state:
-            if not self.run_now(w):
-                self.help(w)
+            if self.take(w):
+                w()  # (a Task: its outcome is its state)
             if not w.state:
-                raise _Restart  # (set by another thread, later: TFRT's order)
+                self.help(w)
+                if not w.state:
+                    raise _Restart  # (set by another thread, later: TFRT's order)
         if w.state != CONCRETE or self.request.cancel_value is not None:
             raise _Restart  # (cancelled: every kernel is, in TFRT's order)
         return w.value
@@ -424,15 +473,16 @@ class _OrderedCall:
         regs = self.regs
         values = [regs[y]]
         if regs[x]:
-            index, cp = branches[0], branches[2]
+            index, body = branches[0], branches[2]
         else:
-            index, cp = branches[1], branches[3]
+            index, body = branches[1], branches[3]
         if d & 1:
             regs[x] = None
         if d & 2:
             regs[y] = None
-        if cp is not None and not self.deep and self.program.count_region_call(index):
-            out = cp.run(self.bctx, None, values) if cp.kinds else tuple([values[i] for i in cp.returns])
+        if body is not None and self.unmade[index] is None and not self.deep:
+            fast = body.fast
+            out = body.run(self.bctx, values) if fast is None else fast(self.bctx, *values)
             if type(out) is not tuple:
                 raise _Restart
         else:
@@ -445,7 +495,7 @@ class _OrderedCall:
     def _async(self, f: Any, spec: tuple) -> None:
         attrs, k_args, results, k_free, k_dead, read, code, loc = spec
         regs = self.regs
-        frame = self._frame(None, (code, loc), [AsyncValue(CONCRETE, regs[a]) for a in k_args], attrs, len(results))
+        frame = self._frame(None, (code, loc), [regs[a] for a in k_args], attrs, len(results))
         for a in k_free:
             regs[a] = None
         out = _called(frame, f(frame), len(results))
@@ -455,14 +505,15 @@ class _OrderedCall:
             elif not gone:
                 regs[r] = v
 
-    def _frame(self, plan: OrderedPlan | None, where: Any, args: list, attrs: tuple, n: int) -> _Frame:
+    def _frame(self, plan: OrderedPlan | None, where: Any, values: list, attrs: tuple, n: int) -> _Frame:
         """An async kernel's frame (its site from ``where``: see _Frame)."""
         frame = _new_frame(_Frame)
         frame.exec_ctx = self.ctx
         frame._program = self.program
         frame._plan = plan
         frame._where = where
-        frame.args = args
+        frame._values = values
+        frame._avs = None
         frame.attrs = attrs
         frame.funcs = ()
         frame.results = [None] * n

@@ -582,20 +582,6 @@ class BEFProgram:
             self._unmade_calls[index] = calls
         return cp
 
-    def count_region_call(self, index: int) -> bool:
-        """Count a call of function ``index`` on a column plan of its body
-        that the caller holds (``region_plan``'s rules: True when no object
-        is made for the function yet and the call does not reach its
-        ``jit_threshold``; False: the caller makes the function and calls
-        it)."""
-        if self.functions._items[index] is not None:
-            return False
-        calls = self._unmade_calls.get(index, 0) + 1
-        if calls >= self.jit_threshold:
-            return False
-        self._unmade_calls[index] = calls
-        return True
-
     def _kernel_table(self) -> _KernelTable:
         table = self._kernels
         if table is None:
