@@ -337,3 +337,95 @@ def test_ctrl_c_in_a_call_stops_it_as_the_interpreter_stops_one():
         program.function("main").run(ctx, [])
     assert repr(ctx.request.interrupted) == "KeyboardInterrupt('at 8')"
     assert diags == ["KeyboardInterrupt: at 8 (while running function 'main')"]
+
+
+@kernel("ordered_test.async_args_sum", kind="async", pure=True)
+def async_args_sum(frame: AsyncKernelFrame):
+    """The sum of its operands, read through ``frame.args`` (AsyncValues)."""
+    total = sum(av.value for av in frame.args)
+    return frame.host.enqueue_work(lambda: total)
+
+
+def unrolled(blocks: int, seed: int) -> str:
+    """``@main``: blocks of a comparison, a ``tfrt.if`` whose branches have
+    the same bodies in every block (one of them may divide by zero), an
+    async add and adds: every branch of a side is one class of bodies."""
+    rng = random.Random(seed)
+    lines = ["func.func @main() -> (i32, i32) {", "  %one = tfrt.constant.i32 1",
+             f"  %a0 = tfrt.constant.i32 {rng.randint(-6, 0)}", "  %b0 = tfrt.constant.i32 0"]  # fmt: skip
+    divide = rng.random() < 0.5
+    for i in range(1, blocks + 1):
+        p = i - 1
+        other = ["    %k = tfrt.constant.i32 2", f"    %m = tfrt.add.i32 %x{i}, %k", "    tfrt.return %m : i32"]
+        if divide:  # (fails where %x is 0)
+            other = ["    %k = tfrt.constant.i32 12", f"    %m, %n = tfrt.div.i32 %k, %x{i}", "    tfrt.return %m : i32"]
+        lines += [
+            f"  %x{i} = tfrt.add.i32 %a{p}, %one",
+            f"  %y{i} = tfrt.add.i32 %b{p}, %one",
+            f'  %c{i} = "tfrt.lessequal.i32"(%x{i}, %y{i}) : (i32, i32) -> i1',
+            f"  %d{i} = tfrt.if %c{i}, %x{i} : (i32) -> i32 {{",
+            f"    tfrt.return %x{i} : i32",
+            "  } else {",
+            *other,
+            "  }",
+            f'  %e{i} = "ordered_test.async_args_sum"(%d{i}, %one) : (i32, i32) -> i32',
+            f"  %a{i} = tfrt.add.i32 %e{i}, %one",
+            f"  %b{i} = tfrt.add.i32 %y{i}, %one",
+        ]
+    lines += [f"  tfrt.return %a{blocks}, %b{blocks} : i32, i32", "}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_branches_of_one_body_share_its_plan_and_compiled_code(seed):
+    text = unrolled(12, seed)
+    assert run(text, True, calls=2) == run(text, False, calls=2), text
+    data = write_bef(parse_module(text, "o.mlir", allow_unregistered=True))
+    host = HostContext(registry=registry())
+    program = BEFProgram.load(read_bef(data, lazy=True), host)
+    fn = program.function("main")
+    fn.prepare()
+    ifs = [b for k, b in zip(fn._ordered.kinds, fn._ordered.fns) if k == ordered._K_IF]
+    assert len(ifs) == 12
+    elses = [b[3] for b in ifs]  # (one body, in one or a few classes)
+    assert None not in elses and len({id(b) for b in elses}) <= 3
+    fn.run(host.new_execution_context(), [])
+    compiled = {b.fast for b in elses} - {None}
+    assert compiled <= {code.func for code in program._fast_codes.values() if code is not None}
+    if "tfrt.div" not in text:  # (a failing division runs the call again in TFRT's order)
+        assert compiled, "no shared else body was compiled"
+
+
+def test_a_shared_body_that_fails_on_its_compiled_code_runs_the_call_again(monkeypatch):
+    """The else branches divide 12 by -4, -3, ... 3: the shared body is
+    compiled by its second call and fails at 0.  One diagnostic (the
+    interpreter's, at that block's division) and TFRT's results."""
+    lines = ["func.func @main() -> i32 {", "  %lo = tfrt.constant.i32 -100", "  %s0 = tfrt.constant.i32 0"]
+    for i in range(1, 9):
+        lines += [
+            f"  %x{i} = tfrt.constant.i32 {i - 5}",
+            f'  %c{i} = "tfrt.lessequal.i32"(%x{i}, %lo) : (i32, i32) -> i1',
+            f"  %d{i} = tfrt.if %c{i}, %x{i} : (i32) -> i32 {{",
+            f"    tfrt.return %x{i} : i32",
+            "  } else {",
+            "    %k = tfrt.constant.i32 12",
+            f"    %m, %n = tfrt.div.i32 %k, %x{i}",
+            "    tfrt.return %m : i32",
+            "  }",
+            f"  %s{i} = tfrt.add.i32 %s{i - 1}, %d{i}",
+        ]
+    lines += ["  tfrt.return %s8 : i32", "}"]
+    text = "\n".join(lines) + "\n"
+    compiled_at_restart = []
+    restart = ordered._OrderedCall._restart
+
+    def spy(self, exc):
+        bodies = [b[3] for k, b in zip(self.plan.kinds, self.plan.fns) if k == ordered._K_IF]
+        compiled_at_restart.append(any(b.fast is not None for b in bodies))
+        return restart(self, exc)
+
+    monkeypatch.setattr(ordered._OrderedCall, "_restart", spy)
+    got = run(text, True)
+    assert compiled_at_restart == [True]
+    assert got == run(text, False)
+    assert got[0] == [[("error", "Divide by zero")]] and len(got[1]) == 1 and "line=50" in got[1][0]

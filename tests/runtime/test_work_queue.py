@@ -145,3 +145,42 @@ def test_a_ctrl_c_before_the_pop_leaves_no_running_task_behind():
         assert q._running == []  # a stale entry made every later quiesce wait forever
         assert q.quiesce(timeout=5)
         assert ran[-1] == how
+
+
+def test_a_block_running_here_counts_as_a_running_task():
+    """``running_here``: a quiesce on another thread waits for the block;
+    one inside it empties the queue and returns; ``take_newest`` takes only
+    the newest task, which the caller then runs."""
+    from tfrt.host_context import Task
+
+    q = SingleThreadedWorkQueue()
+    seen: list[str] = []
+    older = Task(lambda: seen.append("older"), ())
+    newest = Task(lambda: seen.append("newest") or 7, ())
+    q.add_task(older)
+    q.add_task(newest)
+    done = threading.Event()
+    with q.running_here():
+        assert q.busy
+        assert not q.take_newest(older) and q.queued == 2
+        assert q.take_newest(newest) and q.queued == 1
+        newest()
+        assert newest.value == 7 and seen == ["newest"]
+        other = threading.Thread(target=lambda: (q.quiesce(), done.set()))
+        other.start()
+        time.sleep(0.05)
+        # The other thread ran the older task (it was queued) and waits for this block.
+        assert seen == ["newest", "older"] and not done.is_set()
+    other.join(5)
+    assert done.is_set() and not q.busy
+    assert not q.take_newest(newest)  # (not queued)
+
+
+def test_a_quiesce_inside_a_block_running_here_empties_the_queue():
+    q = SingleThreadedWorkQueue()
+    seen: list[int] = []
+    with q.running_here():
+        q.add_task(lambda: seen.append(1))
+        assert q.quiesce(timeout=5)  # (does not wait for the block itself)
+        assert seen == [1] and q.busy
+    assert not q.busy

@@ -21,10 +21,9 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from tfrt.async_value import CONCRETE, AsyncValue
-from tfrt.executor.plan import _fail, _partition_like_libstdcxx
+from tfrt.executor.plan import ArityError, _fail, _partition_like_libstdcxx, result_count
 from tfrt.executor.recovery import _finish_in_order, _release_dead
 from tfrt.host_context import ExecutionContext
-from tfrt.kernels.registry import KernelError
 
 if TYPE_CHECKING:
     from tfrt.executor.program import BEFFunction, BEFProgram, _KernelTable
@@ -111,8 +110,8 @@ def _general_step(regs: list, f: Callable[..., Any], spec: tuple) -> None:
     attrs, args, results, free, dead = spec
     out = f(*attrs, *[regs[a] for a in args])
     n = len(results)
-    if n > 1 and len(out) != n:
-        raise _ArityError(len(out), n)
+    if n > 1 and result_count(out) != n:
+        raise ArityError(result_count(out), n)
     for a in free:
         regs[a] = None
     if n == 1:
@@ -124,13 +123,6 @@ def _general_step(regs: list, f: Callable[..., Any], spec: tuple) -> None:
     for r, v, gone in zip(results, out, dead):
         if not gone:
             regs[r] = v
-
-
-class _ArityError(Exception):
-    def __init__(self, got: int, expected: int) -> None:
-        super().__init__(got, expected)
-        self.got = got
-        self.expected = expected
 
 
 def _column_plan(func: "BEFFunction") -> _ColumnPlan | None:
@@ -411,8 +403,6 @@ def _recover_columns(fn: "BEFFunction", exec_ctx: ExecutionContext, values: list
     order = [k + 1 for k in (cols.order.tolist() if steps is None else steps)]
     kp = plan.kernels[order[pos]]
     exc.__traceback__ = None  # the failed kernel's frame lets go of its values now
-    if isinstance(exc, _ArityError):
-        exc = KernelError(f"kernel '{kp.site.name}' returned {exc.got} results, expected {exc.expected}")
     kuses = list(plan.kernel_uses)
     for kid in order[: pos + 1]:
         for r in plan.kernels[kid].args:

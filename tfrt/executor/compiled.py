@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from tfrt.async_value import CONCRETE, AsyncValue
-from tfrt.executor.plan import KernelPlan, _invoke
+from tfrt.executor.plan import ArityError, KernelPlan, _invoke, result_count
 from tfrt.host_context import ExecutionContext
 from tfrt.kernels.registry import KernelContext
 
@@ -106,7 +106,8 @@ def _compile_fast(fn: "BEFFunction") -> _FastCode:
     kernels = plan.kernels
     nargs = len(fn.arg_types)
     nregs = plan.num_registers
-    namespace: dict[str, Any] = {"KernelContext": KernelContext, "_Cancelled": _Cancelled}
+    namespace: dict[str, Any] = {"KernelContext": KernelContext, "_Cancelled": _Cancelled,
+                                 "ArityError": ArityError, "result_count": result_count}  # fmt: skip
     fn_names: dict[int, str] = {}
     returned = set(plan.result_registers)
 
@@ -187,10 +188,14 @@ def _compile_fast(fn: "BEFFunction") -> _FastCode:
                 stmt = call
             elif kp.nres == 1:
                 stmt = f"{outs[0]} = {call}"
+            elif kp.sync:  # (a kernel that returns another count is reported, not unpacked)
+                stmt = (f"t = {call}; n = result_count(t)\n    if n != {kp.nres}: raise ArityError(n, {kp.nres})\n"
+                        f"    {', '.join(outs)}, = t; del t")  # fmt: skip
             else:
                 stmt = f"{', '.join(outs)}, = {call}"
-            lines.append("    " + stmt)
-            line_pos[len(lines)] = (pos, False)
+            for part in stmt.split("\n    "):
+                lines.append("    " + part)
+                line_pos[len(lines)] = (pos, False)
             post = []
             dead = list(free)  # dying operands whose local was not reused
             for i, r in enumerate(kp.results):

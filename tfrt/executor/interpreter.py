@@ -46,6 +46,7 @@ from tfrt.executor.plan import (
     _ReadyQueue,
     _switch_stream,
     _tls,
+    result_count,
 )
 from tfrt.host_context import ExecutionContext
 from tfrt.kernels.registry import KernelError
@@ -341,11 +342,11 @@ class _Execution:
                         results = [AsyncValue(CONCRETE, out)]
                     elif n == 0:
                         results = ()
-                    elif len(out) == n:
+                    elif result_count(out) == n:
                         results = [AsyncValue(CONCRETE, v) for v in out]
                     else:
                         results = [_fail(kp, exec_ctx, KernelError(
-                            f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))] * n
+                            f"kernel '{kp.site.name}' returned {result_count(out)} results, expected {n}"))] * n
                     out = None  # a result nobody uses must die now
             else:
                 results = _invoke(kp, exec_ctx, args)

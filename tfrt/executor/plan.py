@@ -487,6 +487,8 @@ def _fail(kp: KernelPlan, exec_ctx: ExecutionContext, exc: BaseException) -> Asy
     """
     if isinstance(exc, KernelError):
         info = ErrorInfo(exc.message, exc.code)
+    elif isinstance(exc, ArityError):
+        info = ErrorInfo(f"kernel '{kp.site.name}' returned {exc.got} results, expected {exc.expected}")
     elif isinstance(exc, BEFFormatError):  # a callee's body, checked when first called
         info = ErrorInfo(f"invalid BEF file: {exc}", ErrorCode.INVALID_ARGUMENT)
     else:
@@ -495,6 +497,24 @@ def _fail(kp: KernelPlan, exec_ctx: ExecutionContext, exc: BaseException) -> Asy
             exec_ctx.request.interrupt(exc)
     exec_ctx.host.emit_error(info, kp.site.decoded_location())
     return AsyncValue(ERROR, info)
+
+
+class ArityError(Exception):
+    """A synchronous kernel returned ``got`` results where its kernel entry
+    says ``expected`` (raised by the column and compiled paths; ``_fail``
+    reports it as the interpreter does)."""
+
+    def __init__(self, got: int, expected: int) -> None:
+        super().__init__(got, expected)
+        self.got = got
+        self.expected = expected
+
+
+def result_count(out: Any) -> int:
+    """How many results a synchronous kernel of several results returned:
+    a tuple's or list's length, 1 for anything else (a kernel that returns
+    one value where the file says it has two is reported, not unpacked)."""
+    return len(out) if isinstance(out, (tuple, list)) else 1
 
 
 def _invoke(kp: KernelPlan, exec_ctx: ExecutionContext, args: list[AsyncValue]) -> list[AsyncValue]:
@@ -512,9 +532,10 @@ def _invoke(kp: KernelPlan, exec_ctx: ExecutionContext, args: list[AsyncValue]) 
             return [AsyncValue(CONCRETE, out)]
         if n == 0:
             return []
-        if len(out) != n:
+        got = result_count(out)
+        if got != n:
             return [_fail(kp, exec_ctx, KernelError(
-                f"kernel '{kp.site.name}' returned {len(out)} results, expected {n}"))] * n
+                f"kernel '{kp.site.name}' returned {got} results, expected {n}"))] * n
         return [AsyncValue(CONCRETE, v) for v in out]
     frame = AsyncKernelFrame(exec_ctx, kp.site, args, kp.attrs, kp.funcs, n)
     return _call_frame(kp.fn, frame, exec_ctx, n, lambda: kp)
