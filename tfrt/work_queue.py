@@ -255,43 +255,41 @@ class SingleThreadedWorkQueue(WorkQueue):
         finally:
             local.in_task = outer
 
-    @contextlib.contextmanager
-    def running_here(self) -> Iterator[None]:
-        """Count the block as a task that this thread runs (what
-        ``_run_next`` does around one task): a quiesce on another thread
-        waits for the block to end, one inside it only empties the queue.
-        Inside, ``take_newest`` lets the caller run a task of its own."""
+    def run_if_only(self, task: Task) -> bool:
+        """Run ``task`` here now if it is the only queued task: what
+        ``run_queued_until(task)`` does then, for a caller that waits for
+        that task's value (the ordered path), with less bookkeeping.
+        False, nothing run, when other tasks are queued (they run first:
+        the queue keeps its order)."""
+        items = self._items
+        if len(items) != 1:
+            return False
         local = self._local
         outer = getattr(local, "in_task", False)
         running = self._running
-        mark = object()
-        running.append(mark)
+        running.append(task)  # (before the pop: see _run_next)
         try:
+            try:
+                first = items.popleft()
+            except IndexError:  # (another thread ran it)
+                return False
+            if first is not task:  # (another thread's: it is still the oldest)
+                items.appendleft(first)
+                return False
             local.in_task = True
-            yield
+            try:
+                task()
+            except Exception:
+                _report_task_failure()
+            return True
         finally:
             local.in_task = outer
             try:
-                running.remove(mark)
+                running.remove(task)
             except ValueError:  # interrupted before the append
                 pass
             if not running and self._sleepers:
                 self._notify()
-
-    def take_newest(self, task: Task) -> bool:
-        """Take ``task`` off the queue if it is the newest queued task (the
-        caller, inside ``running_here``, runs it; False: not taken)."""
-        items = self._items
-        if not items or items[-1] is not task:
-            return False
-        try:
-            newest = items.pop()
-        except IndexError:  # (another thread ran it)
-            return False
-        if newest is not task:  # (another thread queued one since: still the newest)
-            items.append(newest)
-            return False
-        return True
 
     def _sleep_while_running(self, deadline: float | None) -> bool:
         items = self._items

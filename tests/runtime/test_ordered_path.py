@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import sys
 import threading
+import time
 
 import pytest
 from tfrt.bef.reader import read_bef
@@ -429,3 +430,101 @@ def test_a_shared_body_that_fails_on_its_compiled_code_runs_the_call_again(monke
     assert compiled_at_restart == [True]
     assert got == run(text, False)
     assert got[0] == [[("error", "Divide by zero")]] and len(got[1]) == 1 and "line=50" in got[1][0]
+
+
+@kernel("ordered_test.two_stages", kind="async", pure=True)
+def two_stages(frame: AsyncKernelFrame):
+    """Its work in two queued tasks, the second (its result) reading what
+    the first made: the queue's order is part of what it computes."""
+    a = frame.arg(0)
+    first = frame.host.enqueue_work(lambda: a + 1)
+    return frame.host.enqueue_work(lambda: first.value * 10)
+
+
+def test_an_async_kernel_whose_tasks_rely_on_the_queue_order():
+    text = "\n".join([
+        "func.func @main() -> i32 {",
+        "  %a = tfrt.constant.i32 4",
+        '  %b = "ordered_test.two_stages"(%a) : (i32) -> i32',
+        "  %c = tfrt.add.i32 %b, %a",
+        "  tfrt.return %c : i32",
+        "}",
+    ]) + "\n"  # fmt: skip
+    assert run(text, True) == run(text, False) == ([[54]], [])
+
+
+WAITED: dict = {}
+
+
+@kernel("ordered_test.waits_for_another_thread", kind="async", pure=True)
+def waits_for_another_thread(frame: AsyncKernelFrame):
+    """Blocks until another thread sets a value (after its own quiesce)."""
+    a = frame.arg(0)
+    value = WAITED["value"]
+    frame.host.await_values([value])
+    return frame.host.enqueue_work(lambda: a + value.value)
+
+
+@pytest.mark.parametrize("ordered_path", [True, False])
+def test_a_quiesce_on_another_thread_does_not_wait_for_the_call(ordered_path):
+    """The call is not a task: another thread's quiesce returns while a
+    kernel of the call waits for that thread (no hang)."""
+    text = "\n".join([
+        "func.func @main() -> i32 {",
+        "  %a = tfrt.constant.i32 4",
+        '  %b = "tfrt_test.async_add.i32"(%a, %a) : (i32, i32) -> i32',
+        '  %c = "ordered_test.waits_for_another_thread"(%a) : (i32) -> i32',
+        "  %d = tfrt.add.i32 %c, %b",
+        "  tfrt.return %d : i32",
+        "}",
+    ]) + "\n"  # fmt: skip
+    host = HostContext(registry=registry())
+    program = BEFProgram.load(read_bef(write_bef(parse_module(text, "o.mlir", allow_unregistered=True)), lazy=True), host)
+    program.ordered = ordered_path
+    WAITED["value"] = AsyncValue()
+    out: dict = {}
+
+    def other() -> None:
+        time.sleep(0.1)
+        host.quiesce()
+        WAITED["value"].set_value(100)
+
+    def caller() -> None:
+        out["result"] = [r.value for r in program.function("main").run(host.new_execution_context(), [])]
+
+    threads = [threading.Thread(target=other, daemon=True), threading.Thread(target=caller, daemon=True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert not any(t.is_alive() for t in threads)
+    assert out["result"] == [112]
+
+
+def test_an_async_kernel_asks_for_its_own_site():
+    """After a kernel of no results (whose result base is the async
+    kernel's first register), and in a function that shares its plan with
+    another one whose locations differ: each kernel gets its own line."""
+    body = [
+        "  %a = tfrt.constant.i32 1",
+        "  %t = tfrt.constant.i1 1",
+        "  tfrt.if %t, %a : (i32) -> () {",
+        "    tfrt.return",
+        "  } else {",
+        "    tfrt.return",
+        "  }",
+        '  %b = "ordered_test.async_where"(%a) : (i32) -> i32',
+        "  %c = tfrt.add.i32 %b, %a",
+        "  tfrt.return %c : i32",
+    ]
+    text = "\n".join(["func.func @f() -> i32 {", *body, "}", "func.func @g() -> i32 {", "", "", *body, "}"]) + "\n"
+    data = write_bef(parse_module(text, "o.mlir", allow_unregistered=True))
+    got = {}
+    for ordered_path in (True, False):
+        host = HostContext(registry=registry())
+        program = BEFProgram.load(read_bef(data, lazy=True), host)
+        program.ordered = ordered_path
+        got[ordered_path] = [program.function(f).run(host.new_execution_context(), [])[0].value for f in "fg"]
+    name = len("ordered_test.async_where") * 10
+    assert got[True] == got[False] == [1001 + name + 9, 1001 + name + 23]
+

@@ -147,40 +147,25 @@ def test_a_ctrl_c_before_the_pop_leaves_no_running_task_behind():
         assert ran[-1] == how
 
 
-def test_a_block_running_here_counts_as_a_running_task():
-    """``running_here``: a quiesce on another thread waits for the block;
-    one inside it empties the queue and returns; ``take_newest`` takes only
-    the newest task, which the caller then runs."""
+def test_run_if_only_runs_the_only_queued_task_as_the_queue_would():
+    """``run_if_only``: the task runs here, marked running and inside a
+    task, when it is the only one queued; with others queued nothing runs
+    and the queue keeps its order."""
     from tfrt.host_context import Task
 
     q = SingleThreadedWorkQueue()
-    seen: list[str] = []
-    older = Task(lambda: seen.append("older"), ())
-    newest = Task(lambda: seen.append("newest") or 7, ())
-    q.add_task(older)
-    q.add_task(newest)
-    done = threading.Event()
-    with q.running_here():
-        assert q.busy
-        assert not q.take_newest(older) and q.queued == 2
-        assert q.take_newest(newest) and q.queued == 1
-        newest()
-        assert newest.value == 7 and seen == ["newest"]
-        other = threading.Thread(target=lambda: (q.quiesce(), done.set()))
-        other.start()
-        time.sleep(0.05)
-        # The other thread ran the older task (it was queued) and waits for this block.
-        assert seen == ["newest", "older"] and not done.is_set()
-    other.join(5)
-    assert done.is_set() and not q.busy
-    assert not q.take_newest(newest)  # (not queued)
-
-
-def test_a_quiesce_inside_a_block_running_here_empties_the_queue():
-    q = SingleThreadedWorkQueue()
-    seen: list[int] = []
-    with q.running_here():
-        q.add_task(lambda: seen.append(1))
-        assert q.quiesce(timeout=5)  # (does not wait for the block itself)
-        assert seen == [1] and q.busy
-    assert not q.busy
+    seen: list = []
+    first = Task(lambda: seen.append("first"), ())
+    second = Task(lambda: seen.append(("second", q.busy, q.is_in_worker_thread())) or 7, ())
+    q.add_task(first)
+    q.add_task(second)
+    assert not q.run_if_only(second) and not q.run_if_only(first) and q.queued == 2 and seen == []
+    q.run_queued_until(first)
+    assert seen == ["first"]
+    assert q.run_if_only(second)
+    assert second.value == 7 and seen[1] == ("second", True, True)
+    assert not q.busy and not q.is_in_worker_thread() and q.queued == 0
+    assert not q.run_if_only(second)  # (not queued)
+    other = Task(lambda: 1, ())
+    q.add_task(other)
+    assert not q.run_if_only(second) and q.queued == 1  # (another task: left queued)

@@ -70,8 +70,8 @@ from tfrt.executor.columns import (
     _K_ONE,
     _K_TWO,
     _attribute_decoder,
-    _Operands,
     _general_step,
+    _Operands,
 )
 from tfrt.executor.plan import KernelSite
 from tfrt.host_context import ExecutionContext
@@ -96,24 +96,18 @@ class OrderedPlan:
     """A body's steps in execution order (``_ColumnPlan``'s lists, with the
     async and if steps)."""
 
-    __slots__ = ("kinds", "fns", "xs", "ys", "rs", "ds", "num_registers", "returns", "cols")
-
-    def site(self, r: int) -> tuple[int, int]:
-        """The kernel code and location of the kernel whose first result is
-        register ``r`` (an async kernel's, asked for by its frame)."""
-        cols = self.cols
-        k = int(np.flatnonzero(np.asarray(cols.result_base) == r)[0])
-        return int(cols.code[k]), int(cols.locations[k])
+    __slots__ = ("kinds", "fns", "xs", "ys", "rs", "ds", "num_registers", "returns")
 
 
 class _Frame(AsyncKernelFrame):
-    """An async kernel's frame whose site is made if the kernel asks for it
-    (``_where``: its kernel code and location, or the register of its
-    result, for ``_plan.site``), and whose operands are plain values
-    (``_values``: a pure kernel reads them with ``arg``; ``args`` makes
-    their AsyncValues if it is asked for)."""
+    """An async kernel's frame whose site is made if the kernel asks for it,
+    from the calling function's own columns (``_cols``: functions that
+    share a plan differ in their locations) and ``_where``: the register
+    of the kernel's first result, or ``(k,)``, its index in the body; and
+    whose operands are plain values (``_values``: a pure kernel reads them
+    with ``arg``; ``args`` makes their AsyncValues if it is asked for)."""
 
-    __slots__ = ("_program", "_plan", "_where", "_values", "_avs")
+    __slots__ = ("_program", "_cols", "_where", "_values", "_avs")
 
     @property  # type: ignore[override]
     def args(self) -> list[AsyncValue]:
@@ -128,9 +122,14 @@ class _Frame(AsyncKernelFrame):
     @property
     def _site(self) -> KernelSite:  # type: ignore[override]
         program = self._program
+        cols = self._cols
         where = self._where
-        code, loc = self._plan.site(where) if type(where) is int else where
-        return KernelSite(program.bef.kernel_names[code], loc, program)
+        if type(where) is int:  # (the kernel with results whose first is that register)
+            first = (np.asarray(cols.result_base) == where) & (np.asarray(cols.num_results) > 0)
+            k = int(np.flatnonzero(first)[0])
+        else:
+            k = where[0]
+        return KernelSite(program.bef.kernel_names[int(cols.code[k])], int(cols.locations[k]), program)
 
 
 _new_frame = _Frame.__new__
@@ -205,7 +204,6 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
         fl[p] = table.kdefs[int(codes[p])].bind(attrs.get(p, ()))
     funcs = cols.funcs
     fstart = cols.func_start
-    locations = cols.locations
     special = (kind == _K_ATTR) | (kind == _K_GENERAL) | (kind == _K_ASYNC_SPEC) | (kind == _K_IF_SPEC)
     has_use = ops.has_use
     for p in np.flatnonzero(special).tolist():
@@ -220,7 +218,7 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
             xs[p] = (k_args, results, k_free, k_dead, int(funcs[s]), int(funcs[s + 1]))
         elif k == _K_ASYNC_SPEC:
             read = tuple([bool(has_use[r]) for r in results])
-            xs[p] = (values, k_args, results, k_free, k_dead, read, int(codes[p]), int(locations[order[p]]))
+            xs[p] = (values, k_args, results, k_free, k_dead, read, int(order[p]))
         else:
             xs[p] = (values, k_args, results, k_free, k_dead)
     plan = OrderedPlan()
@@ -230,7 +228,6 @@ def build_ordered_plan(func: BEFFunction) -> OrderedPlan | None:
     plan.ys, plan.rs, plan.ds = (array("q", a.astype(np.int64).tobytes()) for a in (y, rb, d))
     plan.num_registers = nregs
     plan.returns = ops.returns.tolist()
-    plan.cols = cols
     return plan
 
 
@@ -312,8 +309,8 @@ def _never(task: Any) -> bool:
 class _OrderedCall:
     """One call on an ordered plan."""
 
-    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "deep", "request", "args", "regs", "it", "help", "take",
-                 "unmade", "scope")
+    __slots__ = ("fn", "plan", "program", "ctx", "bctx", "deep", "request", "args", "regs", "it", "help", "run_only",
+                 "unmade", "cols")
 
     def __init__(self, fn: BEFFunction, ctx: ExecutionContext, args: Sequence[AsyncValue]) -> None:
         plan = fn._ordered
@@ -335,18 +332,14 @@ class _OrderedCall:
         # work, and a wait runs them here.
         wq = ctx.host.work_queue
         self.help = wq.run_queued_until
-        self.take = getattr(wq, "take_newest", _never)
-        self.scope = getattr(wq, "running_here", None)
+        self.run_only = getattr(wq, "run_if_only", _never)
+        self.cols = fn.bef_function.columns  # (the function's own locations)
 
     def start(self) -> list[AsyncValue]:
         """Run the call: its results, or those of the call run again in
         TFRT's order."""
         try:
-            if self.scope is None:
-                self._loop()
-            else:
-                with self.scope():  # (the call counts as a task running here)
-                    self._loop()
+            self._loop()
         except Exception as exc:
             return self._restart(exc)
         except BaseException as exc:
@@ -427,14 +420,12 @@ class _OrderedCall:
             regs[r] = v
 
     def _async1(self, f: Any, x: int, y: int, r: int, d: int) -> None:
-        """An async kernel of one result and operands ``x`` (and ``y``).
-        The work it queued runs now when it is the newest task (its
-        value's wait finds it there); otherwise the wait runs the queue."""
+        """An async kernel of one result and operands ``x`` (and ``y``)."""
         regs = self.regs
         frame = _new_frame(_Frame)
         frame.exec_ctx = self.ctx
         frame._program = self.program
-        frame._plan = self.plan
+        frame._cols = self.cols
         frame._where = r
         frame._values = [regs[x]] if y < 0 else [regs[x], regs[y]]
         frame._avs = None
@@ -454,15 +445,14 @@ class _OrderedCall:
 
     def _value(self, w: AsyncValue) -> Any:
         """The value of an async kernel's result that a later kernel reads:
-        the work it queued runs now (its task when that is the newest, the
-        queued tasks in order otherwise: every one is the call's own)."""
+        the work it queued runs now (its task when that is the only one
+        queued, the queued tasks in order otherwise: every one is the
+        call's own)."""
         if not w.state:
-            if self.take(w):
-                w()  # (a Task: its outcome is its state)
-            if not w.state:
+            if not self.run_only(w):
                 self.help(w)
-                if not w.state:
-                    raise _Restart  # (set by another thread, later: TFRT's order)
+            if not w.state:
+                raise _Restart  # (set by another thread, later: TFRT's order)
         if w.state != CONCRETE or self.request.cancel_value is not None:
             raise _Restart  # (cancelled: every kernel is, in TFRT's order)
         return w.value
@@ -493,9 +483,9 @@ class _OrderedCall:
             regs[r] = out[0]
 
     def _async(self, f: Any, spec: tuple) -> None:
-        attrs, k_args, results, k_free, k_dead, read, code, loc = spec
+        attrs, k_args, results, k_free, k_dead, read, k = spec
         regs = self.regs
-        frame = self._frame(None, (code, loc), [regs[a] for a in k_args], attrs, len(results))
+        frame = self._frame((k,), [regs[a] for a in k_args], attrs, len(results))
         for a in k_free:
             regs[a] = None
         out = _called(frame, f(frame), len(results))
@@ -505,12 +495,12 @@ class _OrderedCall:
             elif not gone:
                 regs[r] = v
 
-    def _frame(self, plan: OrderedPlan | None, where: Any, values: list, attrs: tuple, n: int) -> _Frame:
+    def _frame(self, where: Any, values: list, attrs: tuple, n: int) -> _Frame:
         """An async kernel's frame (its site from ``where``: see _Frame)."""
         frame = _new_frame(_Frame)
         frame.exec_ctx = self.ctx
         frame._program = self.program
-        frame._plan = plan
+        frame._cols = self.cols
         frame._where = where
         frame._values = values
         frame._avs = None
