@@ -303,7 +303,7 @@ class FunctionList(Sequence):
 
     def __init__(self, index: Any) -> None:
         # ``index``: the reader (make_function, named_functions,
-        # native_functions, function_kind, body_class).
+        # native_functions, function_heads, body_class, body_classes).
         self._index = index
         self._items: list[Function | None] = [None] * index.num_functions
 
@@ -336,9 +336,6 @@ class FunctionList(Sequence):
     def natives(self) -> list[int]:
         """The indices of the native functions."""
         return list(self._index.native_functions())
-
-    def kind(self, i: int) -> int:
-        return self._index.function_kind(i)
 
     def heads(self) -> list[tuple[int, str, int]]:
         """(index, name, number of arguments) of every function, in order."""

@@ -123,7 +123,6 @@ class _Reader:
         self._string_cache: dict[tuple[int, int], str] = {}
         self._attr_cache: dict[tuple[int, int], Any] = {}
         self._loc_cache: dict[int, program.Location] = {}
-        self._index_arrays: Any = None
 
     # -- primitives ----------------------------------------------------------
 
@@ -772,13 +771,7 @@ class _Reader:
     _CLASS_ROUNDS = 8
 
     def _body_classes_vectorized(self, idx: np.ndarray) -> np.ndarray:
-        arrays = self._index_arrays
-        if arrays is None:
-            offsets = np.asarray(self._foffset, np.int64)
-            ends = np.asarray([-1 if e is None else e for e in self._fend], np.int64)
-            arrays = self._index_arrays = (offsets, ends, np.asarray(self._fkind, np.int64),
-                                           np.frombuffer(self.buf, "<u4", self.size // 4))  # fmt: skip
-        offsets, ends, kinds, words = arrays
+        offsets, ends, kinds, words = self._index_arrays  # (set by the vectorized index reader)
         m = len(idx)
         pos = self._functions_at + offsets[idx]
         end = ends[idx]
@@ -848,9 +841,6 @@ class _Reader:
 
     def native_functions(self) -> list[int]:
         return self._natives
-
-    def function_kind(self, index: int) -> int:
-        return self._fkind[index]
 
     def function_heads(self) -> list[tuple[int, str, int]]:
         if self._fsig is not None:

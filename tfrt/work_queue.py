@@ -190,8 +190,9 @@ class SingleThreadedWorkQueue(WorkQueue):
     def is_in_worker_thread(self) -> bool:
         return getattr(self._local, "in_task", False)
 
-    def _run_next(self) -> bool:
-        """Run the oldest queued task here; False if there is none."""
+    def _run_next(self, only: Task | None = None) -> bool:
+        """Run the oldest queued task here; False if there is none (or, with
+        ``only``, when the oldest is another task: it stays queued)."""
         running = self._running
         # The entry goes in before the pop (a quiesce never sees the task in
         # neither place) and comes out in the finally: a Ctrl-C landing
@@ -204,6 +205,9 @@ class SingleThreadedWorkQueue(WorkQueue):
             try:
                 task = self._items.popleft()
             except IndexError:
+                return False
+            if only is not None and task is not only:  # (another thread's: still the oldest)
+                self._items.appendleft(task)
                 return False
             try:
                 task()
@@ -258,38 +262,18 @@ class SingleThreadedWorkQueue(WorkQueue):
     def run_if_only(self, task: Task) -> bool:
         """Run ``task`` here now if it is the only queued task: what
         ``run_queued_until(task)`` does then, for a caller that waits for
-        that task's value (the ordered path), with less bookkeeping.
-        False, nothing run, when other tasks are queued (they run first:
-        the queue keeps its order)."""
-        items = self._items
-        if len(items) != 1:
+        that task's value (the ordered path), without its loop.  False,
+        nothing run, when other tasks are queued (they run first: the queue
+        keeps its order)."""
+        if len(self._items) != 1:
             return False
         local = self._local
         outer = getattr(local, "in_task", False)
-        running = self._running
-        running.append(task)  # (before the pop: see _run_next)
+        local.in_task = True
         try:
-            try:
-                first = items.popleft()
-            except IndexError:  # (another thread ran it)
-                return False
-            if first is not task:  # (another thread's: it is still the oldest)
-                items.appendleft(first)
-                return False
-            local.in_task = True
-            try:
-                task()
-            except Exception:
-                _report_task_failure()
-            return True
+            return self._run_next(task)
         finally:
             local.in_task = outer
-            try:
-                running.remove(task)
-            except ValueError:  # interrupted before the append
-                pass
-            if not running and self._sleepers:
-                self._notify()
 
     def _sleep_while_running(self, deadline: float | None) -> bool:
         items = self._items

@@ -185,16 +185,16 @@ def _compile_fast(fn: "BEFFunction") -> _FastCode:
                 defined_here.add(r)
             call = f"{fname}({', '.join(call_args)})"
             if kp.nres == 0:
-                stmt = call
+                stmts = [call]
             elif kp.nres == 1:
-                stmt = f"{outs[0]} = {call}"
+                stmts = [f"{outs[0]} = {call}"]
             elif kp.sync:  # (a kernel that returns another count is reported, not unpacked)
-                stmt = (f"t = {call}; n = result_count(t)\n    if n != {kp.nres}: raise ArityError(n, {kp.nres})\n"
-                        f"    {', '.join(outs)}, = t; del t")  # fmt: skip
+                stmts = [f"t = {call}; n = result_count(t)", f"if n != {kp.nres}: raise ArityError(n, {kp.nres})",
+                         f"{', '.join(outs)}, = t; del t"]  # fmt: skip
             else:
-                stmt = f"{', '.join(outs)}, = {call}"
-            for part in stmt.split("\n    "):
-                lines.append("    " + part)
+                stmts = [f"{', '.join(outs)}, = {call}"]
+            for stmt in stmts:
+                lines.append("    " + stmt)
                 line_pos[len(lines)] = (pos, False)
             post = []
             dead = list(free)  # dying operands whose local was not reused
